@@ -1,0 +1,56 @@
+"""The user's own answers: read them and mark the wrong cells (`kkvision check`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import InputError
+from .puzzle import Grid, Puzzle
+
+BLANK = 0
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    answers: Grid  # 0 where the user left a cell blank
+    wrong: tuple[tuple[int, int], ...]
+    blank: tuple[tuple[int, int], ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.wrong
+
+
+def read_answers(text: str, size: int) -> Grid:
+    """n lines of n digits; spaces, commas and '|' are ignored; '.', '_' or 0 = blank."""
+    rows = []
+    for raw in text.splitlines():
+        line = "".join(ch for ch in raw if ch not in " \t,|")
+        if not line:
+            continue
+        row = []
+        for ch in line:
+            if ch in "._0":
+                row.append(BLANK)
+            elif ch.isdigit() and 1 <= int(ch) <= size:
+                row.append(int(ch))
+            else:
+                raise InputError(f"answers: {ch!r} in line {raw.strip()!r} is not a digit 1..{size} or '.'")
+        if len(row) != size:
+            raise InputError(f"answers: line {raw.strip()!r} has {len(row)} cells, expected {size}")
+        rows.append(tuple(row))
+    if len(rows) != size:
+        raise InputError(f"answers: {len(rows)} lines, expected {size}")
+    return tuple(rows)
+
+
+def check_answers(puzzle: Puzzle, solution: Grid, answers: Grid) -> CheckResult:
+    n = puzzle.size
+    wrong, blank = [], []
+    for r in range(n):
+        for c in range(n):
+            if answers[r][c] == BLANK:
+                blank.append((r, c))
+            elif answers[r][c] != solution[r][c]:
+                wrong.append((r, c))
+    return CheckResult(answers, tuple(wrong), tuple(blank))

@@ -1,0 +1,74 @@
+"""Every way kkvision can fail, each with its own process exit code.
+
+Library code raises these; only the CLI turns them into messages and exit
+codes (see ``cli.main``).  Match errors by class, never by message text.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    SOFTWARE = 1  # a bug: unexpected exception
+    USAGE = 2  # bad command line (argparse uses 2 too)
+    INPUT = 3  # file missing, not an image, not a known puzzle format
+    NO_GRID = 4  # no puzzle grid found in the image
+    CLUE_UNREADABLE = 5  # a cage label could not be read
+    INVALID_PUZZLE = 6  # cages overlap, leave gaps, impossible targets...
+    UNSOLVABLE = 7  # no grid satisfies the puzzle
+    AMBIGUOUS = 8  # more than one grid satisfies the puzzle
+    MISSING_DEPENDENCY = 9  # tesseract binary or a Python package missing
+    OUTPUT_EXISTS = 10  # refusing to overwrite a file
+    ANSWERS_WRONG = 11  # `check`: some of the user's answers are wrong
+
+
+class KkvisionError(Exception):
+    """Base class: carries an exit code and a message for the user."""
+
+    exit_code: ExitCode = ExitCode.SOFTWARE
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InputError(KkvisionError):
+    exit_code = ExitCode.INPUT
+
+
+class InputImageError(InputError):
+    """The file is not an image we can decode."""
+
+
+class UnknownFormat(InputError):
+    """Text input in none of the supported puzzle formats."""
+
+
+class GridNotFound(KkvisionError):
+    exit_code = ExitCode.NO_GRID
+
+
+class ClueUnreadable(KkvisionError):
+    exit_code = ExitCode.CLUE_UNREADABLE
+
+
+class InvalidPuzzle(KkvisionError):
+    exit_code = ExitCode.INVALID_PUZZLE
+
+
+class Unsolvable(KkvisionError):
+    exit_code = ExitCode.UNSOLVABLE
+
+
+class Ambiguous(KkvisionError):
+    exit_code = ExitCode.AMBIGUOUS
+
+
+class MissingDependency(KkvisionError):
+    exit_code = ExitCode.MISSING_DEPENDENCY
+
+
+class OutputExists(KkvisionError):
+    exit_code = ExitCode.OUTPUT_EXISTS

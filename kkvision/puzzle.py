@@ -1,0 +1,252 @@
+"""The puzzle model: cages, puzzles, and cage arithmetic.
+
+Glossary (used throughout kkvision):
+  size    n, the grid is n x n and holds the digits 1..n
+  cell    (row, col), both 0-based, row 0 at the top
+  cage    a connected group of cells with an operator and a target
+  op      '+', '-', '*', '/', '=' (single cell, the target is the digit)
+          or '?' (hidden operator: any of + - * / that fits the cage)
+  target  the number printed in the cage's top-left cell
+  grid    a solution: tuple of n rows, each a tuple of n digits
+  anchor  a cage's top-left cell: first in row-major order, where the label is
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import reduce
+from itertools import permutations
+
+from .errors import InvalidPuzzle
+
+OPS = ("+", "-", "*", "/", "=", "?")
+MIN_SIZE, MAX_SIZE = 3, 12
+
+Cell = tuple[int, int]
+Grid = tuple[tuple[int, ...], ...]
+
+
+def cell_name(cell: Cell) -> str:
+    """Spreadsheet-style name: column letter, row number ('A1' is top-left)."""
+    return f"{chr(ord('A') + cell[1])}{cell[0] + 1}"
+
+
+@dataclass(frozen=True)
+class Cage:
+    op: str
+    target: int
+    cells: tuple[Cell, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cells", tuple(sorted(self.cells)))
+        if self.op not in OPS:
+            raise InvalidPuzzle(f"cage at {self.where}: unknown operator {self.op!r}")
+        if not self.cells:
+            raise InvalidPuzzle("a cage has no cells")
+        if len(set(self.cells)) != len(self.cells):
+            raise InvalidPuzzle(f"cage at {self.where} lists a cell twice")
+        if self.target < 0:
+            raise InvalidPuzzle(f"cage at {self.where}: negative target {self.target}")
+        if self.op == "=" and len(self.cells) != 1:
+            raise InvalidPuzzle(
+                f"cage {self.label} at {self.where} has {len(self.cells)} cells;"
+                " a bare number needs a single cell"
+            )
+        if self.op in "-/" and len(self.cells) != 2:
+            raise InvalidPuzzle(
+                f"cage {self.label} at {self.where} has {len(self.cells)} cells;"
+                f" '{self.op}' cages have exactly 2"
+            )
+
+    @property
+    def anchor(self) -> Cell:
+        return self.cells[0]
+
+    @property
+    def where(self) -> str:
+        return cell_name(self.cells[0])
+
+    @property
+    def label(self) -> str:
+        return str(self.target) if self.op == "=" else f"{self.target}{self.op}"
+
+
+@dataclass(frozen=True)
+class Puzzle:
+    size: int
+    cages: tuple[Cage, ...]
+
+    def __post_init__(self) -> None:
+        n = self.size
+        if not MIN_SIZE <= n <= MAX_SIZE:
+            raise InvalidPuzzle(f"size {n} is outside {MIN_SIZE}..{MAX_SIZE}")
+        object.__setattr__(self, "cages", tuple(sorted(self.cages, key=lambda c: c.anchor)))
+        owner: dict[Cell, Cage] = {}
+        for cage in self.cages:
+            for cell in cage.cells:
+                r, c = cell
+                if not (0 <= r < n and 0 <= c < n):
+                    raise InvalidPuzzle(
+                        f"cage {cage.label} at {cage.where}: cell {cell} is outside the {n}x{n} grid"
+                    )
+                if cell in owner:
+                    raise InvalidPuzzle(
+                        f"cell {cell_name(cell)} is in two cages:"
+                        f" {owner[cell].label} at {owner[cell].where} and {cage.label} at {cage.where}"
+                    )
+                owner[cell] = cage
+        missing = [cell_name((r, c)) for r in range(n) for c in range(n) if (r, c) not in owner]
+        if missing:
+            raise InvalidPuzzle(f"cells in no cage: {', '.join(missing[:12])}")
+        for cage in self.cages:
+            if not _connected(cage.cells):
+                raise InvalidPuzzle(f"cage {cage.label} at {cage.where} is not connected")
+            if not target_possible(cage, n):
+                raise InvalidPuzzle(
+                    f"cage {cage.label} at {cage.where}: no digits 1..{n} in"
+                    f" {len(cage.cells)} cells give {cage.target}{'' if cage.op == '=' else ' with ' + cage.op}"
+                )
+
+    def cage_of(self, cell: Cell) -> Cage:
+        for cage in self.cages:
+            if cell in cage.cells:
+                return cage
+        raise KeyError(cell)
+
+
+def _connected(cells: tuple[Cell, ...]) -> bool:
+    todo, seen = [cells[0]], {cells[0]}
+    members = set(cells)
+    while todo:
+        r, c = todo.pop()
+        for nb in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
+            if nb in members and nb not in seen:
+                seen.add(nb)
+                todo.append(nb)
+    return len(seen) == len(cells)
+
+
+# ---------------------------------------------------------------- arithmetic
+
+
+def satisfies(op: str, target: int, values: tuple[int, ...] | list[int]) -> bool:
+    """Do these cage digits meet the clue?  '?' accepts any operator."""
+    if op == "?":
+        ops = "+*" if len(values) != 2 else "+-*/"
+        if len(values) == 1:
+            ops = "="
+        return any(satisfies(o, target, values) for o in ops)
+    if op == "=":
+        return len(values) == 1 and values[0] == target
+    if op == "+":
+        return sum(values) == target
+    if op == "*":
+        return reduce(lambda a, b: a * b, values, 1) == target
+    if len(values) != 2:
+        return False
+    hi, lo = max(values), min(values)
+    if op == "-":
+        return hi - lo == target
+    return lo * target == hi  # '/'
+
+
+def cage_tuples(cage: Cage, n: int) -> list[tuple[int, ...]]:
+    """All digit tuples (in cage.cells order) that meet the clue, with no digit
+    repeated inside the cage within one row or column."""
+    cells = cage.cells
+    k = len(cells)
+    op, target = cage.op, cage.target
+    out: list[tuple[int, ...]] = []
+    if op == "=":
+        return [(target,)] if 1 <= target <= n else []
+    if k == 2 and op in "-/?":
+        for a, b in permutations(range(1, n + 1), 2):
+            if satisfies(op, target, (a, b)):
+                out.append((a, b))
+        return out
+    conflicts = [
+        [j for j in range(i) if cells[j][0] == cells[i][0] or cells[j][1] == cells[i][1]]
+        for i in range(k)
+    ]
+    ops = "+*" if op == "?" else op
+    if "+" not in ops and "*" not in ops:
+        return out
+    found: set[tuple[int, ...]] = set()
+    for o in ops:
+        _extend(o, target, n, conflicts, [], found)
+    return sorted(found)
+
+
+def _extend(
+    op: str, rest: int, n: int, conflicts: list[list[int]], vals: list[int], found: set[tuple[int, ...]]
+) -> None:
+    i = len(vals)
+    k = len(conflicts)
+    if i == k:
+        if (op == "+" and rest == 0) or (op == "*" and rest == 1):
+            found.add(tuple(vals))
+        return
+    left = k - i - 1  # cells after this one
+    for v in range(1, n + 1):
+        if any(vals[j] == v for j in conflicts[i]):
+            continue
+        if op == "+":
+            r = rest - v
+            if r < left or r > left * n:
+                continue
+        else:
+            if rest % v:
+                continue
+            r = rest // v
+            if r > n**left:
+                continue
+        vals.append(v)
+        _extend(op, r, n, conflicts, vals, found)
+        vals.pop()
+
+
+def target_possible(cage: Cage, n: int) -> bool:
+    """Cheap bound check: can any digits 1..n in this many cells reach the target?"""
+    k, t = len(cage.cells), cage.target
+    if cage.op == "=":
+        return 1 <= t <= n
+    if cage.op == "+":
+        return k <= t <= k * n
+    if cage.op == "-":
+        return 1 <= t <= n - 1
+    if cage.op == "/":
+        return 2 <= t <= n
+    if cage.op == "*":
+        if t < 1 or t > n**k:
+            return False
+        for p in range(2, t + 1):  # every prime factor must be a digit
+            while t % p == 0:
+                if p > n:
+                    return False
+                t //= p
+            if t == 1:
+                break
+        return True
+    return any(
+        target_possible(Cage(o, t, cage.cells), n)
+        for o in ("+*" if k != 2 else "+-*/")
+    ) if k > 1 else 1 <= t <= n
+
+
+def check_grid(puzzle: Puzzle, grid: Grid) -> list[str]:
+    """Independent checker: every problem with `grid` as a solution, or []."""
+    n = puzzle.size
+    problems: list[str] = []
+    if len(grid) != n or any(len(row) != n for row in grid):
+        return [f"grid is not {n}x{n}"]
+    digits = set(range(1, n + 1))
+    for i in range(n):
+        if set(grid[i]) != digits:
+            problems.append(f"row {i + 1} does not hold each of 1..{n} once")
+        if {grid[r][i] for r in range(n)} != digits:
+            problems.append(f"column {chr(ord('A') + i)} does not hold each of 1..{n} once")
+    for cage in puzzle.cages:
+        values = [grid[r][c] for r, c in cage.cells]
+        if not satisfies(cage.op, cage.target, values):
+            problems.append(f"cage {cage.label} at {cage.where} is not met by {values}")
+    return problems

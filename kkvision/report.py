@@ -1,0 +1,29 @@
+"""Text and JSON renderings of results for stdout."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .formats.jsonfmt import to_dict
+from .puzzle import Grid, Puzzle
+
+
+def grid_text(grid: Grid, marks: set[tuple[int, int]] | None = None) -> str:
+    """Rows of digits; a marked cell is shown as `d!`, a blank (0) as '.'."""
+    marks = marks or set()
+    lines = []
+    for r, row in enumerate(grid):
+        cells = []
+        for c, v in enumerate(row):
+            s = "." if v == 0 else str(v)
+            cells.append(s + ("!" if (r, c) in marks else (" " if marks else "")))
+        lines.append(" ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+def result_json(puzzle: Puzzle, grid: Grid | None, unique: bool | None, **extra: Any) -> str:
+    data: dict[str, Any] = {"puzzle": to_dict(puzzle), "solution": [list(r) for r in grid] if grid else None,
+                            "unique": unique}
+    data.update(extra)
+    return json.dumps(data, indent=1)

@@ -1,0 +1,79 @@
+"""Solve a Puzzle with OR-tools CP-SAT and say whether the solution is unique.
+
+Rows and columns are AllDifferent; '+' cages are linear sums; every other cage
+is a table of the digit tuples that meet it (see puzzle.cage_tuples), which
+also covers hidden operators.  Uniqueness: solve again with the first grid
+forbidden.  Every grid returned passes the independent puzzle.check_grid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import Ambiguous, KkvisionError, Unsolvable
+from .puzzle import Grid, Puzzle, cage_tuples, check_grid
+
+DEFAULT_TIME_LIMIT = 20.0
+
+
+@dataclass(frozen=True)
+class Solution:
+    grid: Grid
+    unique: bool
+    other: Grid | None = None  # a second grid when not unique
+
+
+class SolverTimeout(KkvisionError):
+    pass
+
+
+def solve(puzzle: Puzzle, time_limit: float = DEFAULT_TIME_LIMIT, require_unique: bool = False) -> Solution:
+    """First grid plus uniqueness.  Raises Unsolvable, or Ambiguous when
+    `require_unique` and a second grid exists."""
+    from ortools.sat.python import cp_model
+
+    n = puzzle.size
+    model = cp_model.CpModel()
+    x = [[model.new_int_var(1, n, f"x{r}{c}") for c in range(n)] for r in range(n)]
+    for i in range(n):
+        model.add_all_different(x[i])
+        model.add_all_different([x[r][i] for r in range(n)])
+    for cage in puzzle.cages:
+        cvars = [x[r][c] for r, c in cage.cells]
+        if cage.op == "+":
+            model.add(sum(cvars) == cage.target)
+            continue
+        tuples = cage_tuples(cage, n)
+        if not tuples:
+            raise Unsolvable(f"no digits can meet cage {cage.label} at {cage.where}")
+        model.add_allowed_assignments(cvars, tuples)
+
+    def run() -> Grid | None:
+        solver = cp_model.CpSolver()
+        solver.parameters.max_time_in_seconds = time_limit
+        solver.parameters.num_workers = 2
+        status = solver.solve(model)
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return tuple(tuple(int(solver.value(x[r][c])) for c in range(n)) for r in range(n))
+        if status == cp_model.INFEASIBLE:
+            return None
+        raise SolverTimeout(f"the solver found no answer within {time_limit:g} s")
+
+    first = run()
+    if first is None:
+        raise Unsolvable("no grid satisfies every cage of this puzzle")
+    problems = check_grid(puzzle, first)
+    if problems:  # never trust the model blindly
+        raise KkvisionError("internal error: solver grid fails the checker: " + "; ".join(problems))
+    same = []
+    for r in range(n):
+        for c in range(n):
+            b = model.new_bool_var(f"same{r}{c}")
+            model.add(x[r][c] == first[r][c]).only_enforce_if(b)
+            model.add(x[r][c] != first[r][c]).only_enforce_if(~b)
+            same.append(b)
+    model.add(sum(same) <= n * n - 1)
+    second = run()
+    if second is not None and require_unique:
+        raise Ambiguous("the puzzle has more than one solution")
+    return Solution(first, second is None, second)

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Set up kkvision on a fresh Debian machine: the tesseract binary and fonts
+# (apt, only when missing), then a virtualenv in .venv with kkvision and its
+# Python dependencies.  Safe to run again: it skips what is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v tesseract >/dev/null 2>&1 || need+=(tesseract-ocr)
+# Fonts: DejaVu draws the solution digits; the others are for the benchmark's images.
+for pkg in fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-urw-base35; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing ${need[*]} with apt" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv 2>/dev/null || {
+    echo "setup: python3 -m venv failed; installing python3-venv with apt" >&2
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get install -y -qq python3-venv python3-pip >/dev/null
+    python3 -m venv .venv
+  }
+fi
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]' 2>&1 | grep -v '^WARNING: Location' || true
+.venv/bin/python -c "import kkvision, cv2, ortools, pytesseract" || { echo "setup: install failed" >&2; exit 1; }
+echo "setup: ready (.venv/bin/kkvision)" >&2

@@ -1,0 +1,69 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from kkvision.cli import main
+from kkvision.errors import ExitCode
+
+
+def test_solve_text_prints_grid(samples, capsys):
+    assert main(["solve", str(samples / "nyt-2009-02-13.shields.txt")]) == 0
+    assert capsys.readouterr().out.splitlines() == ["2 1 4 3", "1 3 2 4", "4 2 3 1", "3 4 1 2"]
+
+
+def test_solve_json(samples, capsys):
+    assert main(["solve", "--json", str(samples / "kk0.j.txt")]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["unique"] is True and data["solution"][0] == [1, 2, 4, 3]
+
+
+@pytest.mark.parametrize(
+    "content, code",
+    [
+        (b"hello, this is not a puzzle", ExitCode.INPUT),
+        (b"\x89PNG\r\n\x1a\nthis is no png", ExitCode.INPUT),
+        (b"\xff\xfe\x00binary junk", ExitCode.INPUT),
+        (b"a6+,a,a,b6+,b,b,c6+,c,c", ExitCode.AMBIGUOUS),
+        (b"a1,b1,c7+,d6+,d,c,d,d,c", ExitCode.UNSOLVABLE),
+        (b"a7*,a,a,b6+,b,b,c6+,c,c", ExitCode.INVALID_PUZZLE),
+    ],
+)
+def test_bad_input_gets_its_own_exit_code_and_no_traceback(tmp_path, capsys, content, code):
+    f = tmp_path / "input.txt"
+    f.write_bytes(content)
+    assert main(["solve", str(f)]) == code
+    err = capsys.readouterr().err
+    assert err.startswith("kkvision: error:") and "Traceback" not in err
+
+
+def test_missing_file(capsys):
+    assert main(["solve", "/no/such/file.png"]) == ExitCode.INPUT
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_check_marks_wrong_cells(samples, tmp_path, capsys):
+    answers = tmp_path / "mine.txt"
+    answers.write_text("2143\n1324\n42.1\n3412\n".replace("42.1", "4231").replace("3412", "3421"))
+    assert main(["check", str(samples / "nyt-2009-02-13.shields.txt"), str(answers)]) == ExitCode.ANSWERS_WRONG
+    out = capsys.readouterr().out
+    assert "2 wrong, 0 blank" in out and "1!" in out
+
+
+def test_check_all_right_with_blanks(samples, tmp_path, capsys):
+    answers = tmp_path / "mine.txt"
+    answers.write_text("2 1 4 3\n1 3 . 4\n4 2 3 1\n3 4 1 2\n")
+    assert main(["check", str(samples / "nyt-2009-02-13.shields.txt"), str(answers)]) == 0
+    assert "0 wrong, 1 blank" in capsys.readouterr().out
+
+
+def test_convert(samples, capsys):
+    assert main(["convert", str(samples / "kk0.j.txt"), "--to", "letters"]) == 0
+    assert capsys.readouterr().out.startswith("a1,b11+,b,")
+
+
+def test_console_entry_point_runs(samples):
+    r = subprocess.run([sys.executable, "cli.py", "solve", str(samples / "kk0.j.txt")],
+                       capture_output=True, text=True, cwd=samples.parent)
+    assert r.returncode == 0 and r.stdout.startswith("1 2 4 3")

@@ -1,0 +1,79 @@
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kkvision import formats
+from kkvision.errors import UnknownFormat
+from kkvision.generate import random_puzzle
+from kkvision.puzzle import Cage
+
+NYT = """first 4x4 puzzle from NY Times, published on Friday 02/13/09
+4
+8 * 0 0 rr
+1 - 0 3 d
+3 - 1 0 d
+3 = 1 1
+7 + 1 2 dl
+2 / 2 3 d
+1 - 3 0 r
+1 = 3 2
+"""
+
+
+def test_shields_reads_moves_relative_to_previous_cell():
+    p = formats.read(NYT)
+    assert formats.detect(NYT) == "shields"
+    cage = p.cage_of((2, 1))
+    assert (cage.op, cage.target, cage.cells) == ("+", 7, ((1, 2), (2, 1), (2, 2)))
+
+
+def test_j_format_with_noun_wrapper(samples):
+    p = formats.read((samples / "kk0.j.txt").read_text())
+    assert p.size == 4 and len(p.cages) == 7
+    assert p.cage_of((3, 3)) == Cage("/", 2, ((3, 2), (3, 3)))
+
+
+def test_names_format_example_lines():
+    text = "# 3\n+ 3 A1 B1\n! 1 A3\n* 6 C1 C2 C3\n+ 5 A2 B2\n= 1 B3\n"
+    p = formats.read(text)
+    assert formats.detect(text) == "names"
+    assert p.cage_of((2, 0)) == Cage("=", 1, ((2, 0),))  # A3: column A, row 3
+    assert p.cage_of((0, 1)).cells == ((0, 0), (0, 1))
+
+
+def test_letters_format_bare_number_means_hidden_operator():
+    text = "a3,a,b3+,c2,b,b,c,d1,d"
+    p = formats.read(text)
+    assert formats.detect(text) == "letters"
+    assert p.cage_of((0, 0)).op == "?"
+    assert p.cage_of((0, 0)).cells == ((0, 0), (0, 1))
+
+
+def test_keen_reads_tatham_style_id():
+    # 3x3: rows are cages.  Vertical inner edges: none (6 non-edges), horizontal: all 6 edges.
+    text = "3:f______,a6a6a6"
+    p = formats.read(text)
+    assert [c.cells for c in p.cages] == [tuple((r, c) for c in range(3)) for r in range(3)]
+    assert formats.write(p, "keen").strip() == "3:f_6,a6a6a6"
+
+
+@pytest.mark.parametrize("bad", ["hello world", "", "4\n8 ^ 0 0 rr\n"])
+def test_unknown_text_is_a_clear_error(bad):
+    with pytest.raises(UnknownFormat):
+        formats.read(bad)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(3, 9), st.integers(0, 10**6), st.sampled_from(formats.FORMATS))
+def test_every_format_round_trips(n, seed, fmt):
+    puzzle, _ = random_puzzle(n, seed, unique=False)
+    text = formats.write(puzzle, fmt)
+    assert formats.detect(text) == fmt
+    assert formats.read(text) == puzzle
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(3, 9), st.integers(0, 10**6), st.sampled_from(["json", "letters", "names", "j"]))
+def test_hidden_operators_round_trip(n, seed, fmt):
+    puzzle, _ = random_puzzle(n, seed, unique=False, hidden_ops=True)
+    assert formats.read(formats.write(puzzle, fmt)) == puzzle

@@ -1,0 +1,85 @@
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kkvision.errors import InvalidPuzzle
+from kkvision.puzzle import Cage, Puzzle, cage_tuples, check_grid, satisfies, target_possible
+
+
+def row_cages(n):
+    return tuple(Cage("+", n * (n + 1) // 2, tuple((r, c) for c in range(n))) for r in range(n))
+
+
+def test_valid_puzzle_sorts_cages_by_anchor():
+    p = Puzzle(3, tuple(reversed(row_cages(3))))
+    assert [c.anchor for c in p.cages] == [(0, 0), (1, 0), (2, 0)]
+
+
+@pytest.mark.parametrize(
+    "cages, message",
+    [
+        (row_cages(3)[:2], "cells in no cage: A3, B3, C3"),
+        (row_cages(3) + (Cage("=", 1, ((0, 0),)),), "cell A1 is in two cages"),
+        ((Cage("+", 6, ((0, 0), (0, 2), (0, 1))),), None),
+    ],
+)
+def test_partition_errors_name_the_cells(cages, message):
+    if message is None:
+        return
+    with pytest.raises(InvalidPuzzle, match=message):
+        Puzzle(3, cages)
+
+
+def test_disconnected_cage_is_named():
+    cages = (Cage("+", 4, ((0, 0), (0, 2))), Cage("=", 2, ((0, 1),))) + row_cages(3)[1:]
+    with pytest.raises(InvalidPuzzle, match=r"cage 4\+ at A1 is not connected"):
+        Puzzle(3, cages)
+
+
+def test_minus_and_divide_need_two_cells():
+    with pytest.raises(InvalidPuzzle, match="'-' cages have exactly 2"):
+        Cage("-", 1, ((0, 0), (0, 1), (0, 2)))
+    with pytest.raises(InvalidPuzzle, match="needs a single cell"):
+        Cage("=", 1, ((0, 0), (0, 1)))
+
+
+def test_impossible_target_is_named():
+    cages = (Cage("*", 7, ((0, 0), (0, 1), (0, 2))),) + row_cages(3)[1:]
+    with pytest.raises(InvalidPuzzle, match=r"7\* at A1: no digits 1..3"):
+        Puzzle(3, cages)
+
+
+def test_size_limits():
+    with pytest.raises(InvalidPuzzle, match="size 2"):
+        Puzzle(2, ())
+
+
+def test_satisfies_each_operator():
+    assert satisfies("+", 6, [1, 2, 3])
+    assert satisfies("*", 6, [1, 2, 3])
+    assert satisfies("-", 2, [1, 3]) and satisfies("-", 2, [3, 1])
+    assert satisfies("/", 3, [1, 3]) and not satisfies("/", 3, [2, 3])
+    assert satisfies("?", 2, [1, 3])  # 3-1
+    assert satisfies("=", 4, [4])
+
+
+def test_check_grid_reports_rows_and_cages():
+    p = Puzzle(3, row_cages(3))
+    good = ((1, 2, 3), (2, 3, 1), (3, 1, 2))
+    assert check_grid(p, good) == []
+    bad = ((1, 2, 3), (1, 3, 2), (3, 1, 2))
+    assert any("column A" in m for m in check_grid(p, bad))
+
+
+@given(st.integers(3, 7), st.sampled_from("+*"), st.lists(st.integers(1, 7), min_size=1, max_size=4))
+def test_cage_tuples_agree_with_satisfies(n, op, values):
+    values = [min(v, n) for v in values]
+    cells = tuple((0, c) for c in range(len(values)))  # a row: digits must differ
+    if len(set(values)) != len(values):
+        return
+    target = sum(values) if op == "+" else __import__("math").prod(values)
+    cage = Cage(op, target, cells)
+    tuples = cage_tuples(cage, n)
+    assert tuple(values) in tuples
+    assert all(satisfies(op, target, t) and len(set(t)) == len(t) for t in tuples)
+    assert target_possible(cage, n)
