@@ -1,0 +1,56 @@
+"""Image -> Puzzle: decode, find the grid, the cages, the clues; check with the solver."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import InputImageError
+from ..puzzle import Puzzle
+from ..solver import Solution
+from .cages import CageLayout, find_cages
+from .clues import ClueReading, read_clues
+from .grid import GridGeometry, find_grid
+from .reading import resolve
+
+if TYPE_CHECKING:
+    from ..pipeline import Options
+
+
+@dataclass(frozen=True)
+class Reading:
+    geometry: GridGeometry
+    layout: CageLayout
+    clues: tuple[ClueReading, ...]
+    puzzle: Puzzle
+    solution: Solution
+    notes: tuple[str, ...]
+
+
+def decode(path: Path, data: bytes) -> np.ndarray:
+    import cv2
+
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if image is None or image.size == 0:
+        raise InputImageError(f"{path}: not an image kkvision can decode (png, jpeg, bmp, tiff, webp, gif)")
+    return image
+
+
+def read_image(path: Path, data: bytes, opts: Options) -> tuple[np.ndarray, Reading]:
+    image = decode(path, data)
+    geom, square = find_grid(image)
+    layout, dark = None, None
+    clues = None
+    try:
+        layout, dark = find_cages(square, geom)
+        clues = read_clues(dark, geom, layout, opts.ocr)
+        puzzle, solution, notes = resolve(geom.size, clues, opts.time_limit)
+    finally:
+        if opts.debug_dir is not None:
+            from .debug import write_stages
+
+            write_stages(opts.debug_dir, image, geom, square, layout, clues)
+    return image, Reading(geom, layout, clues, puzzle, solution, tuple(notes))

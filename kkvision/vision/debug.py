@@ -1,0 +1,56 @@
+"""Pictures of each vision stage, written only when --debug-dir is given."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .cages import CageLayout
+from .clues import ClueReading
+from .grid import GridGeometry
+
+log = logging.getLogger("kkvision")
+
+
+def _bgr(square: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(square, cv2.COLOR_GRAY2BGR) if square.ndim == 2 else square.copy()
+
+
+def write_stages(folder: Path, image: np.ndarray, geom: GridGeometry, square: np.ndarray,
+                 layout: CageLayout | None, clues: tuple[ClueReading, ...] | None) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    found = image.copy() if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    cv2.polylines(found, [np.int32(geom.corners)], True, (0, 0, 255), max(2, found.shape[1] // 300))
+    cv2.imwrite(str(folder / "01_grid.png"), found)
+    lines = _bgr(square)
+    for x in geom.xs:
+        cv2.line(lines, (int(x), 0), (int(x), lines.shape[0]), (255, 0, 0), 1)
+    for y in geom.ys:
+        cv2.line(lines, (0, int(y)), (lines.shape[1], int(y)), (255, 0, 0), 1)
+    cv2.imwrite(str(folder / "02_warped.png"), lines)
+    if layout is not None:
+        cages = _bgr(square)
+        n = geom.size
+        for r in range(n):
+            for c in range(n):
+                x0, y0, x1, y1 = (int(v) for v in geom.cell_box(r, c))
+                if c + 1 < n:
+                    color = (0, 0, 255) if layout.right_thick[r][c] else (0, 200, 0)
+                    cv2.line(cages, (x1, y0 + 4), (x1, y1 - 4), color, 3)
+                if r + 1 < n:
+                    color = (0, 0, 255) if layout.down_thick[r][c] else (0, 200, 0)
+                    cv2.line(cages, (x0 + 4, y1), (x1 - 4, y1), color, 3)
+        cv2.imwrite(str(folder / "03_cages.png"), cages)
+    if clues is not None:
+        read = _bgr(square)
+        for cl in clues:
+            r, c = cl.cells[0]
+            x0, y0, x1, y1 = geom.cell_box(r, c)
+            label = f"{cl.target}{cl.op}" if cl.target is not None else "??"
+            cv2.putText(read, label, (int(x0 + 0.1 * (x1 - x0)), int(y0 + 0.85 * (y1 - y0))),
+                        cv2.FONT_HERSHEY_SIMPLEX, 0.9 * 9 / max(geom.size, 4) * 0.6, (200, 0, 0), 2)
+        cv2.imwrite(str(folder / "04_clues.png"), read)
+    log.warning("debug images written to %s", folder)

@@ -1,0 +1,142 @@
+"""Stage 1: find the puzzle's outer frame, warp it to a square, find its size.
+
+Candidates are the large four-cornered contours of an adaptive threshold;
+each is warped to a SIDE x SIDE square and scored by how well n-1 evenly
+spaced full-length lines explain it, for n in 3..9.  The best candidate wins;
+its size is the largest n whose lines are all present (a 6x6 also has the
+lines of a 3x3, a 3x3 has no lines at 1/6).  Line positions are then refined
+one by one (float geometry, no integer cell size anywhere).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from ..errors import GridNotFound
+
+SIDE = 900  # warped square side, px
+SIZES = range(3, 10)
+LINE_OK = 0.55  # a line must cover this fraction of the grid's width
+
+
+@dataclass(frozen=True)
+class GridGeometry:
+    size: int
+    corners: tuple[tuple[float, float], ...]  # tl, tr, br, bl in the original image
+    xs: tuple[float, ...]  # n+1 vertical line positions in the warped square
+    ys: tuple[float, ...]  # n+1 horizontal line positions
+    homography: np.ndarray = field(compare=False, repr=False)  # original -> warped
+
+    def cell_box(self, r: int, c: int) -> tuple[float, float, float, float]:
+        return self.xs[c], self.ys[r], self.xs[c + 1], self.ys[r + 1]
+
+
+def to_gray(image: np.ndarray) -> np.ndarray:
+    return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+
+
+def ink_mask(gray: np.ndarray) -> np.ndarray:
+    """255 where ink: darker than its neighbourhood (robust to shadows)."""
+    block = max(15, (min(gray.shape[:2]) // 40) | 1)
+    return cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 12)
+
+
+def _order(pts: np.ndarray) -> np.ndarray:
+    s, d = pts.sum(1), np.diff(pts, axis=1).ravel()
+    return np.float32([pts[np.argmin(s)], pts[np.argmin(d)], pts[np.argmax(s)], pts[np.argmax(d)]])
+
+
+def _quads(mask: np.ndarray, min_area: float) -> list[np.ndarray]:
+    contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    contours = sorted((c for c in contours if cv2.contourArea(c) > min_area), key=cv2.contourArea,
+                      reverse=True)[:12]
+    out = []
+    for c in contours:
+        hull = cv2.convexHull(c)
+        peri = cv2.arcLength(hull, True)
+        for eps in (0.01, 0.02, 0.04):
+            approx = cv2.approxPolyDP(hull, eps * peri, True)
+            if len(approx) == 4:
+                out.append(_order(approx.reshape(4, 2).astype(np.float32)))
+                break
+    return out
+
+
+def _coverage(mask: np.ndarray, axis: int) -> np.ndarray:
+    """Per row (axis=0) / column (axis=1): fraction of the span that is ink,
+    after closing small gaps so dotted lines count."""
+    t = max(3, SIDE // 150)
+    if axis == 0:
+        k = cv2.getStructuringElement(cv2.MORPH_RECT, (2 * t + 1, 2 * t + 1))
+        m = cv2.dilate(mask, k)[:, SIDE // 30: -SIDE // 30]
+        return m.mean(axis=1) / 255.0
+    return _coverage(mask.T.copy(), 0)
+
+
+def _line_at(cov: np.ndarray, pos: float, tol: float) -> tuple[float, float]:
+    lo, hi = max(0, int(pos - tol)), min(len(cov) - 1, int(pos + tol) + 1)
+    seg = cov[lo: hi + 1]
+    k = int(np.argmax(seg))
+    return float(seg[k]), float(lo + k)
+
+
+def _size_scores(cov_h: np.ndarray, cov_v: np.ndarray) -> dict[int, float]:
+    scores = {}
+    for n in SIZES:
+        step = SIDE / n
+        vals = [_line_at(cov, k * step, 0.1 * step)[0] for cov in (cov_h, cov_v) for k in range(1, n)]
+        scores[n] = min(vals)
+    return scores
+
+
+def _pick_size(scores: dict[int, float]) -> int | None:
+    ok = [n for n, s in scores.items() if s >= LINE_OK]
+    return max(ok) if ok else None
+
+
+def _refine(cov: np.ndarray, n: int) -> tuple[float, ...]:
+    step = SIDE / n
+    pos = []
+    for k in range(n + 1):
+        _, p = _line_at(cov, k * step, 0.12 * step)
+        pos.append(p)
+    return tuple(pos)
+
+
+def warp(image: np.ndarray, homography: np.ndarray) -> np.ndarray:
+    return cv2.warpPerspective(image, homography, (SIDE, SIDE), flags=cv2.INTER_AREA)
+
+
+def find_grid(image: np.ndarray) -> tuple[GridGeometry, np.ndarray]:
+    """The grid's geometry and the warped grey square."""
+    gray = to_gray(image)
+    scale = min(1.0, 1600 / max(gray.shape[:2]))
+    small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else gray
+    mask = ink_mask(small)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    best = None
+    for quad in _quads(mask, 0.04 * small.shape[0] * small.shape[1]):
+        quad = quad / scale
+        dst = np.float32([[0, 0], [SIDE, 0], [SIDE, SIDE], [0, SIDE]])
+        H = cv2.getPerspectiveTransform(quad, dst)
+        square = warp(gray, H)
+        sq_mask = ink_mask(square)
+        cov_h, cov_v = _coverage(sq_mask, 0), _coverage(sq_mask, 1)
+        scores = _size_scores(cov_h, cov_v)
+        n = _pick_size(scores)
+        if n is None:
+            continue
+        # A page or margin around the grid shifts the lines so only a coarser
+        # size fits; the real frame explains the most lines.
+        key = (n, scores[n])
+        if best is None or key > best[0]:
+            best = (key, n, quad, H, square, cov_h, cov_v)
+    if best is None:
+        raise GridNotFound("no puzzle grid found: no square frame with evenly spaced lines for 3..9 cells"
+                           " (crop closer, or photograph the grid straight on)")
+    _, n, quad, H, square, cov_h, cov_v = best
+    geom = GridGeometry(n, tuple((float(x), float(y)) for x, y in quad), _refine(cov_v, n), _refine(cov_h, n), H)
+    return geom, square

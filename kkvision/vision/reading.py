@@ -1,0 +1,86 @@
+"""Stage 4: turn clue readings into a Puzzle the solver accepts.
+
+A reading that cannot be a clue (no digits, a target no digits can reach)
+is replaced by its next alternative.  If the puzzle is then unsolvable or
+has several solutions, single-clue corrections are tried, least sure clue
+first, and the first that gives exactly one solution is kept.  Every change
+is reported in `notes`: kkvision never prints the solution of a puzzle other
+than the one it read without saying so.
+"""
+
+from __future__ import annotations
+
+from ..errors import ClueUnreadable, InvalidPuzzle, Unsolvable
+from ..puzzle import Cage, Puzzle, cell_name, target_possible
+from ..solver import Solution, SolverTimeout, solve
+from .clues import ClueReading, parse
+
+MAX_TRIES = 40
+
+
+def _cage(text: str, cells: tuple[tuple[int, int], ...], n: int) -> Cage | None:
+    op, target = parse(text, len(cells))
+    if target is None:
+        return None
+    try:
+        cage = Cage(op, target, cells)
+    except InvalidPuzzle:
+        return None
+    return cage if target_possible(cage, n) else None
+
+
+def _first_valid(reading: ClueReading, n: int) -> tuple[Cage, str]:
+    for text in (reading.text,) + reading.alternatives:
+        cage = _cage(text, reading.cells, n)
+        if cage is not None:
+            return cage, text
+    where = cell_name(reading.cells[0])
+    raise ClueUnreadable(
+        f"cannot read the label of the cage at {where} (read {reading.text or 'nothing'!r});"
+        " try a sharper or closer picture, or --debug-dir to see what was read"
+    )
+
+
+def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> tuple[Puzzle, Solution, list[str]]:
+    notes: list[str] = []
+    cages, texts = [], []
+    for rd in readings:
+        cage, text = _first_valid(rd, n)
+        if text != rd.text:
+            notes.append(f"label at {cell_name(rd.cells[0])} read as {rd.text!r} cannot be right"
+                         f" for {len(rd.cells)} cells; using {cage.label}")
+        cages.append(cage)
+        texts.append(text)
+    puzzle = Puzzle(n, tuple(cages))
+    try:
+        solution: Solution | None = solve(puzzle, time_limit)
+    except Unsolvable:
+        solution = None
+    if solution is not None and solution.unique:
+        return puzzle, solution, notes
+    problem = "has no solution" if solution is None else "has several solutions"
+    order = sorted(range(len(readings)), key=lambda i: readings[i].confidence)
+    tries = 0
+    for i in order:
+        for alt in readings[i].alternatives[:4]:
+            cage = _cage(alt, readings[i].cells, n)
+            if cage is None or cage == cages[i]:
+                continue
+            tries += 1
+            if tries > MAX_TRIES:
+                break
+            candidate = Puzzle(n, tuple(cages[:i] + [cage] + cages[i + 1:]))
+            try:
+                sol = solve(candidate, min(time_limit, 3.0))
+            except (Unsolvable, SolverTimeout):
+                continue
+            if sol.unique:
+                notes.append(f"the puzzle as read {problem}; reading the label at"
+                             f" {cell_name(readings[i].cells[0])} as {cage.label} instead of"
+                             f" {cages[i].label} makes it solvable with one solution")
+                return candidate, sol, notes
+    if solution is None:
+        raise Unsolvable("the puzzle as read has no solution, and no single corrected label fixes it;"
+                         " check the picture with --debug-dir (labels read: "
+                         + ", ".join(f"{c.where} {c.label}" for c in cages) + ")")
+    return puzzle, solution, notes
