@@ -1,8 +1,8 @@
 """Solve a Puzzle with OR-tools CP-SAT and say whether the solution is unique.
 
 Rows and columns are AllDifferent; '+' cages are linear sums; every other cage
-is a table of the digit tuples that meet it (see puzzle.cage_tuples), which
-also covers hidden operators.  Uniqueness: solve again with the first grid
+is a table of the digit tuples that meet it (see puzzle.cage_tuples); a
+hidden operator on 3+ cells is "sum, or else the product table".  Uniqueness: solve again with the first grid
 forbidden.  Every grid returned passes the independent puzzle.check_grid.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import Ambiguous, KkvisionError, Unsolvable
-from .puzzle import Grid, Puzzle, cage_tuples, check_grid
+from .puzzle import Cage, Grid, Puzzle, cage_tuples, check_grid
 
 DEFAULT_TIME_LIMIT = 20.0
 
@@ -42,6 +42,15 @@ def solve(puzzle: Puzzle, time_limit: float = DEFAULT_TIME_LIMIT, require_unique
         cvars = [x[r][c] for r, c in cage.cells]
         if cage.op == "+":
             model.add(sum(cvars) == cage.target)
+            continue
+        if cage.op == "?" and len(cage.cells) > 2:  # hidden operator: a sum or a product
+            is_sum = model.new_bool_var(f"sum{cage.anchor}")
+            model.add(sum(cvars) == cage.target).only_enforce_if(is_sum)
+            products = cage_tuples(Cage("*", cage.target, cage.cells), n)
+            if products:
+                model.add_allowed_assignments(cvars, products).only_enforce_if(~is_sum)
+            else:
+                model.add(is_sum == 1)
             continue
         tuples = cage_tuples(cage, n)
         if not tuples:

@@ -2,7 +2,9 @@
 
 Styles: `clean` (flat render), `screenshot` (app colours), `scan` (paper tint,
 slight rotation, noise, blur, JPEG) and `photo` (perspective onto a background,
-uneven light, blur, noise, JPEG).  Fonts are split: TRAIN_FONTS teach the glyph
+uneven light, blur, noise, JPEG).  Sizes follow real inputs: cells of 45..110
+px (a 9x9 grid of 450..1000 px, as a 300 dpi scan gives), photos with the
+grid 600..1200 px across (a phone camera at reading distance).  Fonts are split: TRAIN_FONTS teach the glyph
 model, HELDOUT_FONTS are never shown to it and measure generalisation.
 """
 
@@ -65,7 +67,7 @@ class Look:
 
 
 def random_look(rng: random.Random, fonts: list[Path], n: int) -> Look:
-    cell = rng.randint(max(34, 300 // n), max(60, 900 // n))
+    cell = rng.randint(max(45, 450 // n), max(70, 1000 // n))  # a 300 dpi scan: 9x9 cells of 50..110 px
     thin = rng.choice([1, 1, 2, 2, 3]) if cell > 50 else 1
     thick = max(thin + 2, int(cell * rng.uniform(0.05, 0.09)))
     return Look(
@@ -164,7 +166,7 @@ def degrade(img: Image.Image, style: str, rng: random.Random) -> Image.Image:
     # photo: perspective onto a bigger background, uneven light, blur, noise, JPEG
     a = np.asarray(img)
     h, w = a.shape[:2]
-    scale = rng.uniform(0.7, 1.1)
+    scale = rng.uniform(0.8, 1.2) * max(1.0, 750 / w)  # a phone photo: the grid spans 600..1000+ px
     W, H = int(w * scale * rng.uniform(1.3, 1.7)), int(h * scale * rng.uniform(1.3, 1.7))
     cx, cy, half = W / 2 + rng.uniform(-0.1, 0.1) * W, H / 2 + rng.uniform(-0.1, 0.1) * H, w * scale / 2
     j = half * 0.18

@@ -24,7 +24,8 @@ from .grid import GridGeometry
 
 CLASSES = tuple("0123456789") + ("+", "-", "*", "/", "÷")
 PATCH = 12
-INK = 0.45  # darkness (after per-label stretch) that counts as ink
+INK = 0.45  # darkness (after per-label stretch) that surely is ink
+INK_WEAK = 0.25  # ... and that is ink when it touches sure ink
 MODEL_PATH = Path(os.environ.get("KKVISION_MODEL_DIR", Path(__file__).resolve().parents[2] / "models")) / "glyphs.npz"
 
 
@@ -51,9 +52,12 @@ def label_crop(dark: np.ndarray, geom: GridGeometry, cell: tuple[int, int]) -> n
         return crop
     h, cw = crop.shape
     ink = (crop > 0.35).astype(np.uint8)
-    vert = cv2.morphologyEx(ink, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (1, max(3, int(0.7 * h)))))
-    horiz = cv2.morphologyEx(ink, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (max(3, int(0.5 * cw)), 1)))
-    lines = cv2.dilate(vert | horiz, np.ones((3, 3), np.uint8))
+    def opened(size: tuple[int, int]) -> np.ndarray:  # outside the crop is paper, not ink
+        kernel = cv2.getStructuringElement(cv2.MORPH_RECT, size)
+        return cv2.morphologyEx(ink, cv2.MORPH_OPEN, kernel, borderType=cv2.BORDER_CONSTANT, borderValue=0)
+
+    vert, horiz = opened((1, max(3, int(0.7 * h)))), opened((max(3, int(0.5 * cw)), 1))
+    lines = cv2.dilate(vert | horiz, np.ones((5, 5), np.uint8))
     crop[lines > 0] = 0
     band = max(2, int(0.03 * w))  # dashed or dotted cell lines: clear a band along each border
     bx0, bx1, by0 = int(x0) - left, int(x1) - left, int(y0) - top
@@ -70,11 +74,18 @@ def segment(crop: np.ndarray) -> list[Glyph]:
     """Glyphs of the label's text line, left to right."""
     if crop.size == 0:
         return []
-    binary = (crop > INK).astype(np.uint8)
-    count, _, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    # hysteresis: faint pixels count when connected to clearly dark ones
+    weak = (crop > INK_WEAK).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(weak, connectivity=8)
+    strong = np.unique(labels[crop > INK])
+    keep = np.zeros(count, bool)
+    keep[strong[strong > 0]] = True
+    binary = keep[labels].astype(np.uint8)
     h, w = crop.shape
     comps = []
     for i in range(1, count):
+        if not keep[i]:
+            continue
         x, y, cw, ch, area = stats[i]
         if area < max(3, 0.0004 * h * w):
             continue
@@ -129,7 +140,12 @@ def _split_wide(binary: np.ndarray, group: list[tuple[int, int, int, int]], line
             return [group]
         cuts.append(lo + int(np.argmin(profile[lo:hi])))
     edges = [x0] + [x0 + c for c in cuts] + [x1]
-    return [[(a, y0, b, y1)] for a, b in zip(edges, edges[1:]) if b > a]
+    pieces_out = []
+    for a, b in zip(edges, edges[1:]):
+        rows = np.flatnonzero(binary[y0:y1, a:b].any(axis=1))
+        if b > a and rows.size:  # each piece gets its own height: a '+' is shorter than a digit
+            pieces_out.append([(a, y0 + int(rows[0]), b, y0 + int(rows[-1]) + 1)])
+    return pieces_out or [group]
 
 
 def _features(patch: np.ndarray, w: int, h: int, cy: float, line_h: int, parts: int) -> np.ndarray:

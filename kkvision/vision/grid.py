@@ -80,7 +80,12 @@ def _line_at(cov: np.ndarray, pos: float, tol: float) -> tuple[float, float]:
     lo, hi = max(0, int(pos - tol)), min(len(cov) - 1, int(pos + tol) + 1)
     seg = cov[lo: hi + 1]
     k = int(np.argmax(seg))
-    return float(seg[k]), float(lo + k)
+    a, b = k, k  # centre of the plateau around the peak (dilation widens lines)
+    while a > 0 and seg[a - 1] >= seg[k] - 0.02:
+        a -= 1
+    while b < len(seg) - 1 and seg[b + 1] >= seg[k] - 0.02:
+        b += 1
+    return float(seg[k]), lo + (a + b) / 2
 
 
 def _size_scores(cov_h: np.ndarray, cov_v: np.ndarray) -> dict[int, float]:
@@ -97,13 +102,43 @@ def _pick_size(scores: dict[int, float]) -> int | None:
     return max(ok) if ok else None
 
 
-def _refine(cov: np.ndarray, n: int) -> tuple[float, ...]:
+def _refine(cov: np.ndarray, n: int, ends: float = 0.12) -> tuple[float, ...]:
+    """Line positions: the frame searched within `ends` cells of the border,
+    inner lines near their even spacing between the frame lines."""
     step = SIDE / n
-    pos = []
-    for k in range(n + 1):
-        _, p = _line_at(cov, k * step, 0.12 * step)
+    _, first = _line_at(cov, 0.0, ends * step)
+    _, last = _line_at(cov, float(SIDE), ends * step)
+    inner = (last - first) / n
+    pos = [first]
+    for k in range(1, n):
+        _, p = _line_at(cov, first + k * inner, 0.12 * inner)
         pos.append(p)
-    return tuple(pos)
+    return tuple(pos + [last])
+
+
+def _frame_fit(gray: np.ndarray, quad: np.ndarray, H: np.ndarray, n: int
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Re-warp so the frame lines sit on the square's border (a quad found
+    around the page or a margin leaves them inside)."""
+    dst = np.float32([[0, 0], [SIDE, 0], [SIDE, SIDE], [0, SIDE]])
+    for _ in range(2):
+        square = warp(gray, H)
+        m = ink_mask(square)
+        cov_h, cov_v = _coverage(m, 0), _coverage(m, 1)
+        xs, ys = _refine(cov_v, n, ends=0.4), _refine(cov_h, n, ends=0.4)
+        # a side whose frame line already touches the border stays put
+        left = 0.0 if cov_v[:3].max() >= LINE_OK else xs[0]
+        right = float(SIDE) if cov_v[-3:].max() >= LINE_OK else xs[-1]
+        top = 0.0 if cov_h[:3].max() >= LINE_OK else ys[0]
+        bottom = float(SIDE) if cov_h[-3:].max() >= LINE_OK else ys[-1]
+        if (left, top, right, bottom) == (0.0, 0.0, float(SIDE), float(SIDE)):
+            break
+        inner = np.float32([[[left, top], [right, top], [right, bottom], [left, bottom]]])
+        quad = cv2.perspectiveTransform(inner, np.linalg.inv(H)).reshape(4, 2).astype(np.float32)
+        H = cv2.getPerspectiveTransform(quad, dst)
+    square = warp(gray, H)
+    m = ink_mask(square)
+    return quad, H, square, _coverage(m, 0), _coverage(m, 1)
 
 
 def warp(image: np.ndarray, homography: np.ndarray) -> np.ndarray:
@@ -138,5 +173,6 @@ def find_grid(image: np.ndarray) -> tuple[GridGeometry, np.ndarray]:
         raise GridNotFound("no puzzle grid found: no square frame with evenly spaced lines for 3..9 cells"
                            " (crop closer, or photograph the grid straight on)")
     _, n, quad, H, square, cov_h, cov_v = best
+    quad, H, square, cov_h, cov_v = _frame_fit(gray, quad, H, n)
     geom = GridGeometry(n, tuple((float(x), float(y)) for x, y in quad), _refine(cov_v, n), _refine(cov_h, n), H)
     return geom, square

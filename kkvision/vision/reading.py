@@ -10,12 +10,15 @@ than the one it read without saying so.
 
 from __future__ import annotations
 
+import time
+
 from ..errors import ClueUnreadable, InvalidPuzzle, Unsolvable
 from ..puzzle import Cage, Puzzle, cell_name, target_possible
 from ..solver import Solution, SolverTimeout, solve
 from .clues import ClueReading, parse
 
 MAX_TRIES = 40
+CORRECTION_BUDGET = 6.0  # seconds of solver time spent trying corrections
 
 
 def _cage(text: str, cells: tuple[tuple[int, int], ...], n: int) -> Cage | None:
@@ -61,17 +64,19 @@ def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> tup
     problem = "has no solution" if solution is None else "has several solutions"
     order = sorted(range(len(readings)), key=lambda i: readings[i].confidence)
     tries = 0
+    deadline = time.monotonic() + CORRECTION_BUDGET
     for i in order:
         for alt in readings[i].alternatives[:4]:
             cage = _cage(alt, readings[i].cells, n)
             if cage is None or cage == cages[i]:
                 continue
             tries += 1
-            if tries > MAX_TRIES:
+            left = deadline - time.monotonic()
+            if tries > MAX_TRIES or left <= 0.05:
                 break
             candidate = Puzzle(n, tuple(cages[:i] + [cage] + cages[i + 1:]))
             try:
-                sol = solve(candidate, min(time_limit, 3.0))
+                sol = solve(candidate, min(time_limit, 1.5, left))
             except (Unsolvable, SolverTimeout):
                 continue
             if sol.unique:

@@ -1,0 +1,139 @@
+"""Accuracy and speed of the image pipeline, stage by stage.
+
+    .venv/bin/python bench/accuracy.py [--count 210] [--ocr auto] [--seed 1000] [--fails]
+
+Renders `count` unique random puzzles (sizes 3..9 in turn) with kkvision.synth
+in four styles (clean, screenshot, scan, photo) and two font sets: the fonts
+the glyph model was trained on and HELDOUT fonts it never saw.  For each
+image it runs the stages one by one and counts:
+  size   grid found with the right n
+  cages  every cage border right (given the size)
+  clues  labels read right, over cages whose layout was right
+  solved final grid equals the truth and was reported unique
+and the seconds per image (whole pipeline) and tesseract processes spawned.
+Images are rendered to memory, PNG/JPEG-encoded as a user's file would be.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from kkvision.errors import KkvisionError  # noqa: E402
+from kkvision.generate import random_puzzle  # noqa: E402
+from kkvision.synth import HELDOUT_FONTS, STYLES, TRAIN_FONTS, available, render  # noqa: E402
+from kkvision.vision import decode, ocr  # noqa: E402
+from kkvision.vision.cages import find_cages  # noqa: E402
+from kkvision.vision.clues import read_clues  # noqa: E402
+from kkvision.vision.grid import find_grid  # noqa: E402
+from kkvision.vision.reading import resolve  # noqa: E402
+
+
+def cases(count: int, seed: int):
+    fontsets = {"train": available(TRAIN_FONTS), "heldout": available(HELDOUT_FONTS)}
+    for i in range(count):
+        n = 3 + i % 7
+        style = STYLES[(i // 7) % 4]
+        fontset = "heldout" if (i // 28) % 2 else "train"
+        puzzle, grid = random_puzzle(n, seed + i)
+        image, look = render(puzzle, style, random.Random(seed + i), fontsets[fontset])
+        yield i, n, style, fontset, puzzle, grid, image, look
+
+
+def run_one(data: bytes, puzzle, grid, engine: str) -> tuple[dict, str]:
+    marks = {"size": False, "cages": False, "clues": 0, "clue_total": 0, "solved": False}
+    why = ""
+    try:
+        image = decode(Path("bench.png"), data)
+        geom, square = find_grid(image)
+        marks["size"] = geom.size == puzzle.size
+        if not marks["size"]:
+            return marks, f"size {geom.size}"
+        layout, dark = find_cages(square, geom)
+        marks["cages"] = layout.cages == tuple(c.cells for c in puzzle.cages)
+        clues = read_clues(dark, geom, layout, engine)
+        if marks["cages"]:
+            truth = {c.anchor: c for c in puzzle.cages}
+            for cl in clues:
+                t = truth[cl.cells[0]]
+                marks["clue_total"] += 1
+                if (cl.op, cl.target) == (t.op, t.target):
+                    marks["clues"] += 1
+                else:
+                    why += f" {t.where}:{t.label}->{cl.text or '_'}"
+        else:
+            why += " cages wrong"
+        _, solution, notes = resolve(geom.size, clues, 20.0)
+        marks["solved"] = solution.unique and solution.grid == grid
+        if not marks["solved"]:
+            why += " wrong solution" if solution.unique else " ambiguous"
+    except KkvisionError as exc:
+        why += f" {type(exc).__name__}"
+    return marks, why
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--count", type=int, default=210)
+    ap.add_argument("--seed", type=int, default=1000)
+    ap.add_argument("--ocr", default="auto", choices=("auto", "glyphs", "tesseract"))
+    ap.add_argument("--fails", action="store_true", help="list each failing image")
+    ap.add_argument("--verbose", action="store_true", help="a line per image")
+    ap.add_argument("--save", type=Path, help="write failing images here")
+    ap.add_argument("--only", type=int, nargs="*", help="run only these case numbers")
+    args = ap.parse_args()
+
+    groups: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    slow9 = []
+    for i, n, style, fontset, puzzle, grid, image, look in cases(args.count, args.seed):
+        if args.only and i not in args.only:
+            continue
+        arr = cv2.cvtColor(np.asarray(image), cv2.COLOR_RGB2BGR)
+        ext = ".jpg" if style in ("scan", "photo") else ".png"
+        data = cv2.imencode(ext, arr, [cv2.IMWRITE_JPEG_QUALITY, 90] if ext == ".jpg" else [])[1].tobytes()
+        before = ocr.PROCESSES
+        t0 = time.perf_counter()
+        marks, why = run_one(data, puzzle, grid, args.ocr)
+        seconds = time.perf_counter() - t0
+        if n == 9:
+            slow9.append(seconds)
+        if args.verbose:
+            print(f"#{i} {n}x{n} {style} {fontset} {seconds:.2f}s {'ok' if marks['solved'] else 'FAIL'}", file=sys.stderr)
+        for key in ("all", f"style={style}", f"fonts={fontset}", f"{'photo-like' if style in ('scan', 'photo') else 'clean-like'}"):
+            g = groups[key]
+            g["images"] += 1
+            g["size"] += marks["size"]
+            g["cages"] += marks["cages"]
+            g["clues"] += marks["clues"]
+            g["clue_total"] += marks["clue_total"]
+            g["solved"] += marks["solved"]
+            g["seconds"] += seconds
+            g["tesseract"] += ocr.PROCESSES - before
+        if args.fails and not marks["solved"]:
+            print(f"FAIL #{i} {n}x{n} {style} {Path(look.font).name} ops={look.ops}:{why}", file=sys.stderr)
+        if args.save and not marks["solved"]:
+            args.save.mkdir(parents=True, exist_ok=True)
+            (args.save / f"fail{i:03d}{ext}").write_bytes(data)
+
+    print(f"{'group':<22}{'images':>7}{'size':>8}{'cages':>8}{'clues':>8}{'solved':>8}{'s/img':>8}{'tess/img':>9}")
+    for key in sorted(groups, key=lambda k: (k != "all", k)):
+        g = groups[key]
+        m = g["images"]
+        print(f"{key:<22}{int(m):>7}{g['size'] / m:>8.1%}{g['cages'] / m:>8.1%}"
+              f"{g['clues'] / max(1, g['clue_total']):>8.1%}{g['solved'] / m:>8.1%}"
+              f"{g['seconds'] / m:>8.2f}{g['tesseract'] / m:>9.2f}")
+    if slow9:
+        print(f"9x9 images: mean {np.mean(slow9):.2f} s, max {np.max(slow9):.2f} s")
+
+
+if __name__ == "__main__":
+    main()

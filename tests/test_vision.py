@@ -1,0 +1,185 @@
+"""Image stages.  OCR is faked except in tests marked needs_tesseract."""
+
+import json
+import random
+
+import cv2
+import numpy as np
+import pytest
+
+from kkvision.cli import main
+from kkvision.errors import ExitCode
+from kkvision.generate import random_puzzle
+from kkvision.pipeline import Options
+from kkvision.synth import TRAIN_FONTS, available, render, render_flat, random_look
+from kkvision.vision import clues as clues_mod
+from kkvision.vision import ocr, read_image
+from kkvision.vision.cages import find_cages
+from kkvision.vision.clues import ClueReading, parse
+from kkvision.vision.grid import find_grid
+from kkvision.vision.reading import resolve
+
+needs_tesseract = pytest.mark.needs_tesseract
+
+FONTS = available(TRAIN_FONTS)
+
+
+def png_bytes(pil_image) -> bytes:
+    return cv2.imencode(".png", cv2.cvtColor(np.asarray(pil_image), cv2.COLOR_RGB2BGR))[1].tobytes()
+
+
+@pytest.fixture
+def no_tesseract(monkeypatch):
+    """Fail loudly if a test that should not need tesseract calls it."""
+    def refuse(crops):
+        raise AssertionError("tesseract called")
+    monkeypatch.setattr(ocr, "read_numbers", refuse)
+
+
+@pytest.mark.parametrize("n", range(3, 10))
+def test_grid_and_cages_found_in_clean_renders(n):
+    puzzle, _ = random_puzzle(n, seed=100 + n, unique=False)
+    image, _ = render(puzzle, "clean", random.Random(n), FONTS)
+    geom, square = find_grid(cv2.cvtColor(np.asarray(image), cv2.COLOR_RGB2BGR))
+    assert geom.size == n
+    assert len(geom.xs) == n + 1 and all(b > a for a, b in zip(geom.xs, geom.xs[1:]))
+    layout, _ = find_cages(square, geom)
+    assert layout.cages == tuple(c.cells for c in puzzle.cages)
+
+
+@pytest.mark.parametrize("style", ["photo", "scan"])
+def test_grid_and_cages_found_in_degraded_renders(style):
+    puzzle, _ = random_puzzle(6, seed=7, unique=False)
+    image, _ = render(puzzle, style, random.Random(3), FONTS)
+    geom, square = find_grid(cv2.cvtColor(np.asarray(image), cv2.COLOR_RGB2BGR))
+    layout, _ = find_cages(square, geom)
+    assert geom.size == 6 and layout.cages == tuple(c.cells for c in puzzle.cages)
+
+
+@pytest.mark.parametrize("name", ["nyt-2009-02-13.png", "screenshot-5x5.png", "hidden-ops-4x4.png",
+                                  "photo-6x6.jpg"])
+def test_samples_solve_with_the_glyph_model_alone(samples, name, no_tesseract):
+    path = samples / name
+    expected = json.loads(path.with_name(name.rsplit(".", 1)[0] + ".expected.json").read_text())
+    _, reading = read_image(path, path.read_bytes(), Options(ocr="glyphs"))
+    assert [list(r) for r in reading.solution.grid] == expected["solution"]
+    assert reading.solution.unique
+
+
+def test_parse_labels():
+    assert parse("12+", 3) == ("+", 12)
+    assert parse("3÷", 2) == ("/", 3)
+    assert parse("5", 1) == ("=", 5)
+    assert parse("5+", 1) == ("=", 5)  # a single cell is a constant whatever the sign
+    assert parse("24", 3) == ("?", 24)  # hidden operator
+    assert parse("2-", 3) == ("?", 2)  # '-' cannot span 3 cells
+    assert parse("+", 2) == ("+", None)
+
+
+def test_auto_mode_sends_unsure_labels_to_one_ocr_call(monkeypatch):
+    puzzle, grid = random_puzzle(4, seed=5)
+    image, _ = render(puzzle, "clean", random.Random(1), FONTS)
+    calls = []
+
+    def fake(crops):
+        calls.append(len(crops))
+        return [str(puzzle.cages[i].target) for i in range(len(crops))]
+
+    monkeypatch.setattr(ocr, "read_numbers", fake)
+    monkeypatch.setattr(clues_mod, "UNSURE", 2.0)  # every label counts as unsure
+    _, reading = read_image(__import__("pathlib").Path("x.png"), png_bytes(image), Options(ocr="auto"))
+    assert calls == [len(puzzle.cages)]  # one batch for all labels
+    assert reading.solution.grid == grid
+
+
+def test_reading_corrects_a_clue_that_makes_the_puzzle_unsolvable():
+    puzzle, grid = random_puzzle(4, seed=9)
+    readings = []
+    for k, cage in enumerate(puzzle.cages):
+        text = cage.label.replace("=", "")
+        wrong = text
+        if k == 0 and cage.op == "+":
+            wrong = str(cage.target + 1) + "+"
+        readings.append(ClueReading(cage.cells, wrong, *parse(wrong, len(cage.cells)), 0.0 if k == 0 else 0.9,
+                                    (text,) if wrong != text else ()))
+    fixed, solution, notes = resolve(4, tuple(readings), 10.0)
+    assert solution.grid == grid
+    if readings[0].text != puzzle.cages[0].label:
+        assert fixed == puzzle and any("instead of" in n for n in notes)
+
+
+def test_blank_image_is_no_grid(tmp_path):
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((300, 300, 3), 255, np.uint8))
+    assert main(["solve", str(blank)]) == ExitCode.NO_GRID
+
+
+def test_solve_image_writes_beside_never_over(samples, tmp_path, capsys, no_tesseract):
+    src = tmp_path / "puzzle.png"
+    src.write_bytes((samples / "nyt-2009-02-13.png").read_bytes())
+    assert main(["solve", "--ocr", "glyphs", str(src)]) == 0
+    assert main(["solve", "--ocr", "glyphs", str(src)]) == 0
+    assert (tmp_path / "puzzle.solved.png").exists() and (tmp_path / "puzzle.solved-2.png").exists()
+    assert main(["solve", "--ocr", "glyphs", str(src), "-o", str(src)]) == ExitCode.OUTPUT_EXISTS
+    assert capsys.readouterr().out.startswith("2 1 4 3")
+
+
+def test_drawn_digits_land_in_the_cells(samples, tmp_path, no_tesseract):
+    puzzle, grid = random_puzzle(5, seed=21)
+    image, _ = render(puzzle, "photo", random.Random(4), FONTS)
+    src = tmp_path / "photo.png"
+    src.write_bytes(png_bytes(image))
+    assert main(["solve", "--ocr", "glyphs", str(src)]) == 0
+    out = cv2.imread(str(tmp_path / "photo.solved.png"))
+    original = cv2.imread(str(src))
+    assert out.shape == original.shape
+    _, reading = read_image(src, src.read_bytes(), Options(ocr="glyphs"))
+    g = reading.geometry
+    warped = cv2.warpPerspective(out, g.homography, (900, 900))
+    blue = (warped[..., 0] > 150) & (warped[..., 2] < 120)
+    for r in range(5):
+        for c in range(5):
+            x0, y0, x1, y1 = (int(v) for v in g.cell_box(r, c))
+            assert blue[y0:y1, x0:x1].mean() > 0.02, (r, c)
+    outside = np.ones(original.shape[:2], bool)
+    cv2.fillConvexPoly(outside.view(np.uint8), np.int32(g.corners), 0)
+    assert np.abs(out.astype(int) - original.astype(int))[outside].max() < 60
+
+
+def test_debug_dir_has_each_stage(samples, tmp_path, no_tesseract):
+    dbg = tmp_path / "dbg"
+    assert main(["solve", "--ocr", "glyphs", "--no-image", "--debug-dir", str(dbg),
+                 str(samples / "nyt-2009-02-13.png")]) == 0
+    assert sorted(p.name for p in dbg.iterdir()) == ["01_grid.png", "02_warped.png", "03_cages.png", "04_clues.png"]
+
+
+def test_check_marks_wrong_cells_in_a_picture(samples, tmp_path, no_tesseract):
+    src = tmp_path / "nyt.png"
+    src.write_bytes((samples / "nyt-2009-02-13.png").read_bytes())
+    answers = tmp_path / "mine.txt"
+    answers.write_text("2143\n1324\n4231\n3421\n")
+    assert main(["check", "--ocr", "glyphs", str(src), str(answers)]) == ExitCode.ANSWERS_WRONG
+    assert (tmp_path / "nyt.checked.png").exists()
+
+
+@needs_tesseract
+def test_tesseract_reads_a_batch_in_one_process():
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.truetype(str(FONTS[0]), 40)
+    crops = []
+    for text in ("12", "7", "360", "45"):
+        img = Image.new("L", (150, 60), 255)
+        ImageDraw.Draw(img).text((5, 5), text, font=font, fill=0)
+        crops.append(1.0 - np.asarray(img, np.float32) / 255.0)
+    before = ocr.PROCESSES
+    assert ocr.read_numbers(crops) == ["12", "7", "360", "45"]
+    assert ocr.PROCESSES == before + 1
+
+
+@needs_tesseract
+def test_auto_mode_with_real_tesseract_solves_the_scan_sample(samples):
+    path = samples / "scan-9x9.jpg"
+    expected = json.loads((samples / "scan-9x9.expected.json").read_text())
+    _, reading = read_image(path, path.read_bytes(), Options(ocr="auto"))
+    assert [list(r) for r in reading.solution.grid] == expected["solution"]
