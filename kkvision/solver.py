@@ -27,6 +27,76 @@ class SolverTimeout(KkvisionError):
     pass
 
 
+def _latin(model, n: int):  # type: ignore[no-untyped-def]
+    x = [[model.new_int_var(1, n, f"x{r}{c}") for c in range(n)] for r in range(n)]
+    for i in range(n):
+        model.add_all_different(x[i])
+        model.add_all_different([x[r][i] for r in range(n)])
+    return x
+
+
+def _add_cage(model, x, cage: Cage, n: int, when) -> bool:  # type: ignore[no-untyped-def]
+    """Constrain the cage's cells (only if literal `when` holds, when given).
+    False when no digits can meet the cage at all."""
+    cvars = [x[r][c] for r, c in cage.cells]
+
+    def enforce(ct):  # type: ignore[no-untyped-def]
+        return ct.only_enforce_if(when) if when is not None else ct
+
+    if cage.op == "+":
+        enforce(model.add(sum(cvars) == cage.target))
+        return True
+    if cage.op == "?" and len(cage.cells) > 2:  # hidden operator: a sum, or else a product
+        is_sum = model.new_bool_var(f"sum{cage.anchor}")
+        enforce(model.add(sum(cvars) == cage.target)).only_enforce_if(is_sum)
+        products = cage_tuples(Cage("*", cage.target, cage.cells), n)
+        if products:
+            ct = model.add_allowed_assignments(cvars, products).only_enforce_if(~is_sum)
+            if when is not None:
+                ct.only_enforce_if(when)
+        else:
+            model.add(is_sum == 1)
+        return True
+    tuples = cage_tuples(cage, n)
+    if not tuples:
+        return False
+    enforce(model.add_allowed_assignments(cvars, tuples))
+    return True
+
+
+def choose_readings(n: int, candidates: list[list[Cage]], time_limit: float = 10.0) -> list[Cage] | None:
+    """Pick one candidate clue per cage (candidates[i][0] is the preferred
+    reading) so that some grid satisfies them all, changing as few
+    preferred readings as possible.  None when no choice works."""
+    from ortools.sat.python import cp_model
+
+    model = cp_model.CpModel()
+    x = _latin(model, n)
+    picks, cost = [], []
+    for i, options in enumerate(candidates):
+        lits = []
+        for j, cage in enumerate(options):
+            lit = model.new_bool_var(f"c{i}_{j}")
+            if _add_cage(model, x, cage, n, lit):
+                lits.append((lit, cage))
+                if j:
+                    cost.append(j * lit)
+            else:
+                model.add(lit == 0)
+        if not lits:
+            return None
+        model.add_exactly_one(lit for lit, _ in lits)
+        picks.append(lits)
+    model.minimize(sum(cost))
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = time_limit
+    solver.parameters.num_workers = 2
+    status = solver.solve(model)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return None
+    return [next(cage for lit, cage in lits if solver.value(lit)) for lits in picks]
+
+
 def solve(puzzle: Puzzle, time_limit: float = DEFAULT_TIME_LIMIT, require_unique: bool = False) -> Solution:
     """First grid plus uniqueness.  Raises Unsolvable, or Ambiguous when
     `require_unique` and a second grid exists."""
@@ -34,28 +104,10 @@ def solve(puzzle: Puzzle, time_limit: float = DEFAULT_TIME_LIMIT, require_unique
 
     n = puzzle.size
     model = cp_model.CpModel()
-    x = [[model.new_int_var(1, n, f"x{r}{c}") for c in range(n)] for r in range(n)]
-    for i in range(n):
-        model.add_all_different(x[i])
-        model.add_all_different([x[r][i] for r in range(n)])
+    x = _latin(model, n)
     for cage in puzzle.cages:
-        cvars = [x[r][c] for r, c in cage.cells]
-        if cage.op == "+":
-            model.add(sum(cvars) == cage.target)
-            continue
-        if cage.op == "?" and len(cage.cells) > 2:  # hidden operator: a sum or a product
-            is_sum = model.new_bool_var(f"sum{cage.anchor}")
-            model.add(sum(cvars) == cage.target).only_enforce_if(is_sum)
-            products = cage_tuples(Cage("*", cage.target, cage.cells), n)
-            if products:
-                model.add_allowed_assignments(cvars, products).only_enforce_if(~is_sum)
-            else:
-                model.add(is_sum == 1)
-            continue
-        tuples = cage_tuples(cage, n)
-        if not tuples:
+        if not _add_cage(model, x, cage, n, None):
             raise Unsolvable(f"no digits can meet cage {cage.label} at {cage.where}")
-        model.add_allowed_assignments(cvars, tuples)
 
     def run() -> Grid | None:
         solver = cp_model.CpSolver()

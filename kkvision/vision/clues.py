@@ -6,7 +6,9 @@ never as +).  A label with no operator is a bare number: a constant on a
 single cell, a hidden operator on a bigger cage.  Each reading keeps, per
 glyph, the runner-up class so the reading stage can try corrections.  With
 --ocr tesseract (or for labels the model is unsure of, in auto mode) the
-digits come from ONE batched tesseract process for all those labels.
+digits come from ONE batched tesseract process for all labels: where the
+two readers agree the label is sure, where they differ the other reading is
+the first correction tried.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ class ClueReading:
     confidence: float  # weakest glyph's
     alternatives: tuple[str, ...]  # other plausible texts, most likely first
     source: str = "glyphs"  # or 'tesseract'
+    op_confidence: float = 1.0  # the operator glyph's (tesseract cannot vouch for it)
 
 
 def parse(text: str, ncells: int) -> tuple[str, int | None]:
@@ -50,12 +53,15 @@ def parse(text: str, ncells: int) -> tuple[str, int | None]:
     return (op or "?"), target
 
 
-def _alternatives(chars: list[str], confs: list[float], seconds: list[str]) -> tuple[str, ...]:
-    """Texts with one glyph swapped for its runner-up (least sure first), then one glyph dropped."""
+def _alternatives(chars: list[str], confs: list[float], others: list[tuple[str, ...]]) -> tuple[str, ...]:
+    """Texts with one glyph swapped for its runner-up (least sure first; an
+    operator for each other operator), then with one glyph dropped."""
     order = sorted(range(len(chars)), key=lambda i: confs[i])
     alts = []
     for i in order:
-        alts.append("".join(chars[:i] + [seconds[i]] + chars[i + 1:]))
+        swaps = [o for o in others[i] if o in OPERATORS][:3] if chars[i] in OPERATORS else list(others[i][:1])
+        for o in swaps:
+            alts.append("".join(chars[:i] + [o] + chars[i + 1:]))
     for i in order:
         alts.append("".join(chars[:i] + chars[i + 1:]))
     return tuple(dict.fromkeys(a for a in alts if a and a != "".join(chars)))
@@ -77,23 +83,37 @@ def read_clues(dark: np.ndarray, geom: GridGeometry, layout: CageLayout, engine:
         classes = classify(glyphs)
         chars = [c for c, _, _ in classes]
         confs = [p for _, p, _ in classes]
-        seconds = [s for _, _, s in classes]
+        others = [s for _, _, s in classes]
         text = "".join(chars)
         op, target = parse(text, len(cells))
         conf = min(confs) if confs else 0.0
-        readings.append(ClueReading(cells, text, op, target, conf, _alternatives(chars, confs, seconds)))
+        op_conf = confs[-1] if chars and chars[-1] in OPERATORS else 1.0
+        readings.append(ClueReading(cells, text, op, target, conf, _alternatives(chars, confs, others),
+                                    op_confidence=op_conf))
         crops.append(_digit_crop(crop, glyphs, chars) if glyphs else crop)
-        if engine == "tesseract" or (engine == "auto" and (conf < UNSURE or target is None)):
+        if engine in ("tesseract", "auto"):
             unsure.append(len(readings) - 1)
     if unsure:
         numbers = ocr.read_numbers([crops[i] for i in unsure])
         for i, digits in zip(unsure, numbers):
-            old = readings[i]
-            if not digits or (engine == "auto" and digits == str(old.target)):
-                continue
-            op_char = old.text[-1] if old.text and old.text[-1] in OPERATORS else ""
-            text = digits + op_char
-            op, target = parse(text, len(old.cells))
-            alts = (old.text,) + old.alternatives if engine == "auto" else old.alternatives
-            readings[i] = ClueReading(old.cells, text, op, target, old.confidence, alts, "tesseract")
+            readings[i] = _combine(readings[i], digits, engine)
     return tuple(readings)
+
+
+def _combine(glyph: ClueReading, digits: str, engine: str) -> ClueReading:
+    """Merge tesseract's digits with the glyph reading.  Agreement makes a
+    label sure; on disagreement the surer reading leads and the other becomes
+    the first alternative the reading stage tries."""
+    op_char = glyph.text[-1] if glyph.text and glyph.text[-1] in OPERATORS else ""
+    theirs = digits + op_char
+    ncells = len(glyph.cells)
+    if not digits or theirs == glyph.text:
+        sure = min(0.95, glyph.op_confidence) if digits else glyph.confidence
+        return ClueReading(glyph.cells, glyph.text, glyph.op, glyph.target, max(glyph.confidence, sure),
+                           glyph.alternatives, glyph.source, glyph.op_confidence)
+    if engine == "tesseract" or glyph.confidence < UNSURE or glyph.target is None:
+        op, target = parse(theirs, ncells)
+        return ClueReading(glyph.cells, theirs, op, target, 0.0,
+                           (glyph.text,) + glyph.alternatives, "tesseract", glyph.op_confidence)
+    return ClueReading(glyph.cells, glyph.text, glyph.op, glyph.target, 0.0,
+                       (theirs,) + glyph.alternatives, glyph.source, glyph.op_confidence)

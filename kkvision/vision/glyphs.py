@@ -166,8 +166,8 @@ def load_model(path: Path = MODEL_PATH) -> tuple[np.ndarray, np.ndarray]:
     return data["x"].astype(np.float32), data["y"]
 
 
-def classify(glyphs: list[Glyph], k: int = 3) -> list[tuple[str, float, str]]:
-    """Per glyph: best class, confidence 0..1, runner-up class."""
+def classify(glyphs: list[Glyph], k: int = 3) -> list[tuple[str, float, tuple[str, ...]]]:
+    """Per glyph: best class, confidence 0..1, the other classes nearest first."""
     if not glyphs:
         return []
     xs, ys = load_model()
@@ -175,15 +175,13 @@ def classify(glyphs: list[Glyph], k: int = 3) -> list[tuple[str, float, str]]:
     d = (q * q).sum(1)[:, None] - 2 * q @ xs.T + (xs * xs).sum(1)[None, :]
     out = []
     for row in d:
-        idx = np.argpartition(row, 30)[:30]
-        idx = idx[np.argsort(row[idx])]
-        best: dict[str, float] = {}
-        for i in idx:  # distance of the nearest example of each class
-            best.setdefault(CLASSES[int(ys[i])], float(row[i]))
-        ranked = sorted(best.items(), key=lambda kv: kv[1])
-        votes = [CLASSES[int(ys[i])] for i in idx[:k]]
-        top = max(set(votes), key=lambda c: (votes.count(c), -best[c]))
-        second = next((c for c, _ in ranked if c != top), top)
-        d1, d2 = max(best[top], 1e-6), best.get(second, best[top] * 4)
-        out.append((top, float(min(1.0, max(0.0, 1 - d1 / max(d2, 1e-6)))), second))
+        best = np.full(len(CLASSES), np.inf)
+        np.minimum.at(best, ys.astype(int), row)  # nearest example of each class
+        idx = np.argpartition(row, k)[:k]
+        votes = [CLASSES[int(ys[i])] for i in idx]
+        top = max(set(votes), key=lambda c: (votes.count(c), -best[CLASSES.index(c)]))
+        others = tuple(CLASSES[i] for i in np.argsort(best) if CLASSES[i] != top)
+        d1 = max(float(best[CLASSES.index(top)]), 1e-6)
+        d2 = float(best[CLASSES.index(others[0])])
+        out.append((top, float(min(1.0, max(0.0, 1 - d1 / max(d2, 1e-6)))), others))
     return out

@@ -1,9 +1,11 @@
 """Stage 4: turn clue readings into a Puzzle the solver accepts.
 
 A reading that cannot be a clue (no digits, a target no digits can reach)
-is replaced by its next alternative.  If the puzzle is then unsolvable or
-has several solutions, single-clue corrections are tried, least sure clue
-first, and the first that gives exactly one solution is kept.  Every change
+is replaced by its next alternative.  If the puzzle is then unsolvable, the
+solver chooses among the unsure labels' alternative readings the fewest
+changes that make it solvable (solver.choose_readings).  If it has several
+solutions, single-label corrections are tried, least sure label first, and
+the first that gives exactly one solution is kept.  Every change
 is reported in `notes`: kkvision never prints the solution of a puzzle other
 than the one it read without saying so.
 """
@@ -14,10 +16,12 @@ import time
 
 from ..errors import ClueUnreadable, InvalidPuzzle, Unsolvable
 from ..puzzle import Cage, Puzzle, cell_name, target_possible
-from ..solver import Solution, SolverTimeout, solve
+from ..solver import Solution, SolverTimeout, choose_readings, solve
 from .clues import ClueReading, parse
 
 MAX_TRIES = 40
+SURE = 0.9  # a label both readers agree on is not second-guessed
+ALTERNATIVES = 3
 CORRECTION_BUDGET = 6.0  # seconds of solver time spent trying corrections
 
 
@@ -61,7 +65,9 @@ def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> tup
         solution = None
     if solution is not None and solution.unique:
         return puzzle, solution, notes
-    problem = "has no solution" if solution is None else "has several solutions"
+    if solution is None:
+        return _choose(n, readings, cages, time_limit, notes)
+    problem = "has several solutions"
     order = sorted(range(len(readings)), key=lambda i: readings[i].confidence)
     tries = 0
     deadline = time.monotonic() + CORRECTION_BUDGET
@@ -84,8 +90,32 @@ def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> tup
                              f" {cell_name(readings[i].cells[0])} as {cage.label} instead of"
                              f" {cages[i].label} makes it solvable with one solution")
                 return candidate, sol, notes
-    if solution is None:
-        raise Unsolvable("the puzzle as read has no solution, and no single corrected label fixes it;"
+    return puzzle, solution, notes
+
+
+def _choose(n: int, readings: tuple[ClueReading, ...], cages: list[Cage], time_limit: float,
+            notes: list[str]) -> tuple[Puzzle, Solution, list[str]]:
+    """The puzzle as read has no solution: let the solver pick, among each
+    unsure label's readings, the fewest changes that make it solvable."""
+    candidates = []
+    for rd, cage in zip(readings, cages):
+        options = [cage]
+        if rd.confidence < SURE:
+            for alt in rd.alternatives:
+                other = _cage(alt, rd.cells, n)
+                if other is not None and other not in options:
+                    options.append(other)
+                if len(options) > ALTERNATIVES:
+                    break
+        candidates.append(options)
+    chosen = choose_readings(n, candidates, min(time_limit, 8.0))
+    if chosen is None:
+        raise Unsolvable("the puzzle as read has no solution, and no other reading of its labels fixes it;"
                          " check the picture with --debug-dir (labels read: "
                          + ", ".join(f"{c.where} {c.label}" for c in cages) + ")")
+    puzzle = Puzzle(n, tuple(chosen))
+    solution = solve(puzzle, time_limit)
+    changed = [f"{old.where} {old.label} -> {new.label}" for old, new in zip(cages, chosen) if old != new]
+    notes.append("the puzzle as read has no solution; with these labels read differently it has "
+                 + ("exactly one" if solution.unique else "several") + ": " + ", ".join(changed))
     return puzzle, solution, notes
