@@ -26,6 +26,9 @@ TRAIN_FONTS = [
     "DejaVuSansMono.ttf", "DejaVuSerif-Bold.ttf", "LiberationSans-Regular.ttf", "LiberationSans-Bold.ttf",
     "LiberationSerif-Regular.ttf", "LiberationSerif-Bold.ttf", "LiberationMono-Regular.ttf",
     "FreeSans.ttf", "FreeSansBold.ttf", "FreeSerif.ttf", "FreeSerifBold.ttf", "FreeMono.ttf",
+    "Roboto-Regular.ttf", "Roboto-Bold.ttf", "RobotoCondensed-Regular.ttf", "OpenSans-Regular.ttf",
+    "OpenSans-Bold.ttf", "Lato-Regular.ttf", "Lato-Bold.ttf", "Lato-Italic.ttf", "Carlito-Regular.ttf",
+    "Caladea-Regular.ttf", "Caladea-Bold.ttf", "Cantarell-Regular.ttf", "NotoMono-Regular.ttf",
 ]
 HELDOUT_FONTS = [
     "NimbusSans-Regular.otf", "NimbusSans-Bold.otf", "NimbusRoman-Regular.otf", "URWGothic-Book.otf",

@@ -1,15 +1,16 @@
 """Make models/glyphs.npz, the glyph model kkvision ships.
 
 How it was made: random puzzles (sizes 3..9) are drawn by kkvision.synth in
-the TRAIN_FONTS only (DejaVu, Liberation, FreeFont families; the benchmark's
-HELDOUT_FONTS are never used here), in random line weights, label sizes and
+the TRAIN_FONTS only (DejaVu, Liberation, FreeFont, Roboto, Open Sans, Lato,
+Carlito, Caladea, Cantarell, Noto Mono; the benchmark's HELDOUT_FONTS, the
+URW families, are never used here), in random line weights, label sizes and
 operator spellings (× ÷ −, x / -, *), lightly blurred, noised and
 JPEG-compressed.  Each cage label is cut into glyphs by the same code the
 pipeline uses (vision.glyphs.label_crop + segment); labels whose glyph count
 matches their text give one training example per glyph.  At most PER_CLASS
 examples per class are kept, as float16.
 
-    .venv/bin/python models/train_glyphs.py [--puzzles 900] [--seed 1]
+    .venv/bin/python models/train_glyphs.py [--puzzles 1400] [--seed 1]
 """
 
 from __future__ import annotations
@@ -32,13 +33,13 @@ from kkvision.vision.cages import darkness  # noqa: E402
 from kkvision.vision.glyphs import CLASSES, label_crop, segment  # noqa: E402
 from kkvision.vision.grid import SIDE, GridGeometry  # noqa: E402
 
-PER_CLASS = 900
+PER_CLASS = 1200
 CHAR_CLASS = {"−": "-", "×": "*", "x": "*", "÷": "÷", "/": "/", "*": "*", "+": "+", "-": "-"}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--puzzles", type=int, default=900)
+    ap.add_argument("--puzzles", type=int, default=1400)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=Path(__file__).with_name("glyphs.npz"))
     args = ap.parse_args()
@@ -53,8 +54,8 @@ def main() -> None:
         puzzle, _ = random_puzzle(n, rng.randint(0, 10**9), unique=False)
         look = random_look(rng, fonts, n)
         img = render_flat(puzzle, look)
-        if rng.random() < 0.7:
-            img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.2, 1.0)))
+        if rng.random() < 0.75:
+            img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.2, 1.4)))
             img = _jpeg(_noise(img, rng, rng.uniform(0, 8)), rng.randint(45, 95))
         pad = look.thick * 2 + 6
         span = n * look.cell

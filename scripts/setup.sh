@@ -7,8 +7,11 @@ cd "$(dirname "$0")/.."
 
 need=()
 command -v tesseract >/dev/null 2>&1 || need+=(tesseract-ocr)
-# Fonts: DejaVu draws the solution digits; the others are for the benchmark's images.
-for pkg in fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-urw-base35; do
+# Fonts: DejaVu draws the solution digits; the others render the training and
+# benchmark images (kkvision/synth.py TRAIN_FONTS and HELDOUT_FONTS).
+for pkg in fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-urw-base35 fonts-roboto \
+           fonts-open-sans fonts-lato fonts-crosextra-carlito fonts-crosextra-caladea fonts-cantarell \
+           fonts-noto-mono; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

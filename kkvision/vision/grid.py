@@ -116,6 +116,23 @@ def _refine(cov: np.ndarray, n: int, ends: float = 0.12) -> tuple[float, ...]:
     return tuple(pos + [last])
 
 
+def _frame_side(cov: np.ndarray, reach: float, far: bool) -> float:
+    """Position of the frame line near one border: the innermost strong line
+    within `reach` (a page edge or background may lie outside it); the border
+    itself when that line runs into it."""
+    seg = (cov[::-1] if far else cov)[: int(reach) + 1]
+    strong = seg >= max(LINE_OK, 0.85 * float(seg.max()))
+    idx = np.flatnonzero(strong)
+    if idx.size == 0:
+        return float(SIDE) if far else 0.0
+    end = int(idx[-1])
+    start = end
+    while start > 0 and strong[start - 1]:
+        start -= 1
+    pos = 0.0 if start == 0 else (start + end) / 2
+    return float(SIDE) - pos if far else pos
+
+
 def _frame_fit(gray: np.ndarray, quad: np.ndarray, H: np.ndarray, n: int
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Re-warp so the frame lines sit on the square's border (a quad found
@@ -125,12 +142,11 @@ def _frame_fit(gray: np.ndarray, quad: np.ndarray, H: np.ndarray, n: int
         square = warp(gray, H)
         m = ink_mask(square)
         cov_h, cov_v = _coverage(m, 0), _coverage(m, 1)
-        xs, ys = _refine(cov_v, n, ends=0.4), _refine(cov_h, n, ends=0.4)
-        # a side whose frame line already touches the border stays put
-        left = 0.0 if cov_v[:3].max() >= LINE_OK else xs[0]
-        right = float(SIDE) if cov_v[-3:].max() >= LINE_OK else xs[-1]
-        top = 0.0 if cov_h[:3].max() >= LINE_OK else ys[0]
-        bottom = float(SIDE) if cov_h[-3:].max() >= LINE_OK else ys[-1]
+        step = SIDE / n
+        # the strongest line near each border is the frame; where it already
+        # reaches the border (its plateau is cut off there) the side stays put
+        left, right = _frame_side(cov_v, 0.4 * step, False), _frame_side(cov_v, 0.4 * step, True)
+        top, bottom = _frame_side(cov_h, 0.4 * step, False), _frame_side(cov_h, 0.4 * step, True)
         if (left, top, right, bottom) == (0.0, 0.0, float(SIDE), float(SIDE)):
             break
         inner = np.float32([[[left, top], [right, top], [right, bottom], [left, bottom]]])

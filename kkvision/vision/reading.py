@@ -21,7 +21,7 @@ from .clues import ClueReading, parse
 
 MAX_TRIES = 40
 SURE = 0.9  # a label both readers agree on is not second-guessed
-ALTERNATIVES = 3
+ALTERNATIVES = 5
 CORRECTION_BUDGET = 6.0  # seconds of solver time spent trying corrections
 
 
