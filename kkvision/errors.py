@@ -22,6 +22,7 @@ class ExitCode(IntEnum):
     MISSING_DEPENDENCY = 9  # tesseract binary or a Python package missing
     OUTPUT_EXISTS = 10  # refusing to overwrite a file
     ANSWERS_WRONG = 11  # `check`: some of the user's answers are wrong
+    TIMEOUT = 12  # the solver found no answer within --time-limit
 
 
 class KkvisionError(Exception):
@@ -64,6 +65,10 @@ class Unsolvable(KkvisionError):
 
 class Ambiguous(KkvisionError):
     exit_code = ExitCode.AMBIGUOUS
+
+
+class SolverTimeout(KkvisionError):
+    exit_code = ExitCode.TIMEOUT
 
 
 class MissingDependency(KkvisionError):

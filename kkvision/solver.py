@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import Ambiguous, KkvisionError, Unsolvable
+from .errors import Ambiguous, KkvisionError, SolverTimeout, Unsolvable
 from .puzzle import Cage, Grid, Puzzle, cage_tuples, check_grid
 
 DEFAULT_TIME_LIMIT = 20.0
@@ -21,10 +21,6 @@ class Solution:
     grid: Grid
     unique: bool
     other: Grid | None = None  # a second grid when not unique
-
-
-class SolverTimeout(KkvisionError):
-    pass
 
 
 def _latin(model, n: int):  # type: ignore[no-untyped-def]
@@ -118,7 +114,7 @@ def solve(puzzle: Puzzle, time_limit: float = DEFAULT_TIME_LIMIT, require_unique
             return tuple(tuple(int(solver.value(x[r][c])) for c in range(n)) for r in range(n))
         if status == cp_model.INFEASIBLE:
             return None
-        raise SolverTimeout(f"the solver found no answer within {time_limit:g} s")
+        raise SolverTimeout(f"the solver found no answer within {time_limit:g} s; try a larger --time-limit")
 
     first = run()
     if first is None:

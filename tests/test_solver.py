@@ -47,3 +47,29 @@ def test_unsolvable_puzzle_is_reported():
              Cage("+", 6, ((1, 0), (1, 1), (2, 0), (2, 1))))
     with pytest.raises(Unsolvable):
         solve(Puzzle(3, cages))
+
+
+def test_large_hidden_operator_cage_is_quick():
+    # a 9-cell hidden-operator cage would be 9**9 sums to enumerate; the model needs none
+    n = 9
+    cages = [Cage("?", 45, tuple((0, c) for c in range(n)))]
+    cages += [Cage("+", 45, tuple((r, c) for c in range(n))) for r in range(1, n)]
+    import time
+
+    t0 = time.perf_counter()
+    s = solve(Puzzle(n, tuple(cages)))
+    assert time.perf_counter() - t0 < 10 and not s.unique
+
+
+def test_choose_readings_changes_the_fewest_labels():
+    from kkvision.solver import choose_readings
+
+    puzzle, grid = random_puzzle(5, seed=3)
+    wrong = list(puzzle.cages)
+    k = next(i for i, c in enumerate(wrong) if c.op == "+")
+    bad = Cage("+", wrong[k].target + 1, wrong[k].cells)
+    candidates = [[c] for c in wrong]
+    candidates[k] = [bad, wrong[k]]  # the misread first, the truth as an alternative
+    chosen = choose_readings(5, candidates)
+    assert chosen is not None and chosen[k] == wrong[k]
+    assert choose_readings(5, [[bad]] + [[c] for i, c in enumerate(wrong) if i != k]) is None

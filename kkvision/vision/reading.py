@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import time
 
-from ..errors import ClueUnreadable, InvalidPuzzle, Unsolvable
+from ..errors import ClueUnreadable, InvalidPuzzle, SolverTimeout, Unsolvable
 from ..puzzle import Cage, Puzzle, cell_name, target_possible
-from ..solver import Solution, SolverTimeout, choose_readings, solve
+from ..solver import Solution, choose_readings, solve
 from .clues import ClueReading, parse
 
 MAX_TRIES = 40
