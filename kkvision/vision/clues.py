@@ -113,7 +113,8 @@ def _combine(glyph: ClueReading, digits: str, engine: str) -> ClueReading:
                            glyph.alternatives, glyph.source, glyph.op_confidence)
     if engine == "tesseract" or glyph.confidence < UNSURE or glyph.target is None:
         op, target = parse(theirs, ncells)
+        other_ops = tuple(digits + o for o in "+-*÷" if digits + o != theirs)
         return ClueReading(glyph.cells, theirs, op, target, 0.0,
-                           (glyph.text,) + glyph.alternatives, "tesseract", glyph.op_confidence)
+                           (glyph.text,) + other_ops + glyph.alternatives, "tesseract", glyph.op_confidence)
     return ClueReading(glyph.cells, glyph.text, glyph.op, glyph.target, 0.0,
                        (theirs,) + glyph.alternatives, glyph.source, glyph.op_confidence)

@@ -97,8 +97,12 @@ def _size_scores(cov_h: np.ndarray, cov_v: np.ndarray) -> dict[int, float]:
     return scores
 
 
-def _pick_size(scores: dict[int, float]) -> int | None:
-    ok = [n for n, s in scores.items() if s >= LINE_OK]
+def _pick_size(scores: dict[int, float], cov_h: np.ndarray, cov_v: np.ndarray) -> int | None:
+    """Largest n whose lines all stand out: above LINE_OK, and well above what
+    an ordinary row scores in this image (noise fills rows after dilation)."""
+    base = float(min(np.median(cov_h), np.median(cov_v)))
+    need = max(LINE_OK, base + 0.45 * (1.0 - base))
+    ok = [n for n, s in scores.items() if s >= need]
     return max(ok) if ok else None
 
 
@@ -177,7 +181,7 @@ def find_grid(image: np.ndarray) -> tuple[GridGeometry, np.ndarray]:
         sq_mask = ink_mask(square)
         cov_h, cov_v = _coverage(sq_mask, 0), _coverage(sq_mask, 1)
         scores = _size_scores(cov_h, cov_v)
-        n = _pick_size(scores)
+        n = _pick_size(scores, cov_h, cov_v)
         if n is None:
             continue
         # A page or margin around the grid shifts the lines so only a coarser

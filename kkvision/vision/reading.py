@@ -100,13 +100,15 @@ def _choose(n: int, readings: tuple[ClueReading, ...], cages: list[Cage], time_l
     candidates = []
     for rd, cage in zip(readings, cages):
         options = [cage]
-        if rd.confidence < SURE:
-            for alt in rd.alternatives:
-                other = _cage(alt, rd.cells, n)
-                if other is not None and other not in options:
-                    options.append(other)
-                if len(options) > ALTERNATIVES:
-                    break
+        for alt in rd.alternatives:
+            # a sure label (both readers agree on its digits) may still change its operator
+            if rd.confidence >= SURE and alt.rstrip("+-*/÷") != rd.text.rstrip("+-*/÷"):
+                continue
+            other = _cage(alt, rd.cells, n)
+            if other is not None and other not in options:
+                options.append(other)
+            if len(options) > ALTERNATIVES:
+                break
         candidates.append(options)
     chosen = choose_readings(n, candidates, min(time_limit, 8.0))
     if chosen is None:
