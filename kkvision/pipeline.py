@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from . import formats
 from .errors import InputError, InputImageError
@@ -32,8 +33,8 @@ class Options:
 class Outcome:
     puzzle: Puzzle
     solution: Solution
-    image: object | None = None  # the decoded original (numpy array) for images
-    vision: object | None = None  # vision.reading.Reading for images
+    image: Any = None  # the decoded original (numpy BGR array) for images
+    vision: Any = None  # vision.Reading for images
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 

@@ -162,7 +162,7 @@ def degrade(img: Image.Image, style: str, rng: random.Random) -> Image.Image:
         bg.paste(img, (rng.randint(0, bg.size[0] - w), rng.randint(0, bg.size[1] - h)))
         return bg
     if style == "scan":
-        img = img.rotate(rng.uniform(-3, 3), resample=Image.BICUBIC, expand=True, fillcolor=(235, 232, 220))
+        img = img.rotate(rng.uniform(-3, 3), resample=Image.Resampling.BICUBIC, expand=True, fillcolor=(235, 232, 220))
         img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 1.0)))
         img = _noise(img, rng, rng.uniform(3, 10))
         return _jpeg(img, rng.randint(50, 90))
@@ -173,11 +173,11 @@ def degrade(img: Image.Image, style: str, rng: random.Random) -> Image.Image:
     W, H = int(w * scale * rng.uniform(1.3, 1.7)), int(h * scale * rng.uniform(1.3, 1.7))
     cx, cy, half = W / 2 + rng.uniform(-0.1, 0.1) * W, H / 2 + rng.uniform(-0.1, 0.1) * H, w * scale / 2
     j = half * 0.18
-    dst = np.float32([[cx - half + rng.uniform(-j, j), cy - half + rng.uniform(-j, j)],
+    dst = np.asarray([[cx - half + rng.uniform(-j, j), cy - half + rng.uniform(-j, j)],
                       [cx + half + rng.uniform(-j, j), cy - half + rng.uniform(-j, j)],
                       [cx + half + rng.uniform(-j, j), cy + half + rng.uniform(-j, j)],
-                      [cx - half + rng.uniform(-j, j), cy + half + rng.uniform(-j, j)]])
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+                      [cx - half + rng.uniform(-j, j), cy + half + rng.uniform(-j, j)]], dtype=np.float32)
+    src = np.asarray([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32)
     M = cv2.getPerspectiveTransform(src, dst)
     bgc = tuple(rng.randint(60, 200) for _ in range(3))
     out = cv2.warpPerspective(a, M, (W, H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,

@@ -59,8 +59,8 @@ def main() -> None:
             img = _jpeg(_noise(img, rng, rng.uniform(0, 8)), rng.randint(45, 95))
         pad = look.thick * 2 + 6
         span = n * look.cell
-        src = np.float32([[pad, pad], [pad + span, pad], [pad + span, pad + span], [pad, pad + span]])
-        dst = np.float32([[0, 0], [SIDE, 0], [SIDE, SIDE], [0, SIDE]])
+        src = np.asarray([[pad, pad], [pad + span, pad], [pad + span, pad + span], [pad, pad + span]], dtype=np.float32)
+        dst = np.asarray([[0, 0], [SIDE, 0], [SIDE, SIDE], [0, SIDE]], dtype=np.float32)
         H = cv2.getPerspectiveTransform(src, dst)
         gray = cv2.cvtColor(np.asarray(img), cv2.COLOR_RGB2GRAY)
         square = cv2.warpPerspective(gray, H, (SIDE, SIDE), flags=cv2.INTER_AREA)

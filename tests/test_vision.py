@@ -11,7 +11,7 @@ from kkvision.cli import main
 from kkvision.errors import ExitCode
 from kkvision.generate import random_puzzle
 from kkvision.pipeline import Options
-from kkvision.synth import TRAIN_FONTS, available, render, render_flat, random_look
+from kkvision.synth import TRAIN_FONTS, available, render
 from kkvision.vision import clues as clues_mod
 from kkvision.vision import ocr, read_image
 from kkvision.vision.cages import find_cages

@@ -23,7 +23,7 @@ def write_stages(folder: Path, image: np.ndarray, geom: GridGeometry, square: np
                  layout: CageLayout | None, clues: tuple[ClueReading, ...] | None) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     found = image.copy() if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    cv2.polylines(found, [np.int32(geom.corners)], True, (0, 0, 255), max(2, found.shape[1] // 300))
+    cv2.polylines(found, [np.asarray(geom.corners, dtype=np.int32)], True, (0, 0, 255), max(2, found.shape[1] // 300))
     cv2.imwrite(str(folder / "01_grid.png"), found)
     lines = _bgr(square)
     for x in geom.xs:
@@ -48,9 +48,9 @@ def write_stages(folder: Path, image: np.ndarray, geom: GridGeometry, square: np
         read = _bgr(square)
         for cl in clues:
             r, c = cl.cells[0]
-            x0, y0, x1, y1 = geom.cell_box(r, c)
+            bx0, by0, bx1, by1 = geom.cell_box(r, c)
             label = f"{cl.target}{cl.op}" if cl.target is not None else "??"
-            cv2.putText(read, label, (int(x0 + 0.1 * (x1 - x0)), int(y0 + 0.85 * (y1 - y0))),
+            cv2.putText(read, label, (int(bx0 + 0.1 * (bx1 - bx0)), int(by0 + 0.85 * (by1 - by0))),
                         cv2.FONT_HERSHEY_SIMPLEX, 0.9 * 9 / max(geom.size, 4) * 0.6, (200, 0, 0), 2)
         cv2.imwrite(str(folder / "04_clues.png"), read)
     log.warning("debug images written to %s", folder)

@@ -46,7 +46,7 @@ def ink_mask(gray: np.ndarray) -> np.ndarray:
 
 def _order(pts: np.ndarray) -> np.ndarray:
     s, d = pts.sum(1), np.diff(pts, axis=1).ravel()
-    return np.float32([pts[np.argmin(s)], pts[np.argmin(d)], pts[np.argmax(s)], pts[np.argmax(d)]])
+    return np.asarray([pts[np.argmin(s)], pts[np.argmin(d)], pts[np.argmax(s)], pts[np.argmax(d)]], dtype=np.float32)
 
 
 def _quads(mask: np.ndarray, min_area: float) -> list[np.ndarray]:
@@ -141,7 +141,7 @@ def _frame_fit(gray: np.ndarray, quad: np.ndarray, H: np.ndarray, n: int
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Re-warp so the frame lines sit on the square's border (a quad found
     around the page or a margin leaves them inside)."""
-    dst = np.float32([[0, 0], [SIDE, 0], [SIDE, SIDE], [0, SIDE]])
+    dst = np.asarray([[0, 0], [SIDE, 0], [SIDE, SIDE], [0, SIDE]], dtype=np.float32)
     for _ in range(2):
         square = warp(gray, H)
         m = ink_mask(square)
@@ -153,7 +153,7 @@ def _frame_fit(gray: np.ndarray, quad: np.ndarray, H: np.ndarray, n: int
         top, bottom = _frame_side(cov_h, 0.4 * step, False), _frame_side(cov_h, 0.4 * step, True)
         if (left, top, right, bottom) == (0.0, 0.0, float(SIDE), float(SIDE)):
             break
-        inner = np.float32([[[left, top], [right, top], [right, bottom], [left, bottom]]])
+        inner = np.asarray([[[left, top], [right, top], [right, bottom], [left, bottom]]], dtype=np.float32)
         quad = cv2.perspectiveTransform(inner, np.linalg.inv(H)).reshape(4, 2).astype(np.float32)
         H = cv2.getPerspectiveTransform(quad, dst)
     square = warp(gray, H)
@@ -175,7 +175,7 @@ def find_grid(image: np.ndarray) -> tuple[GridGeometry, np.ndarray]:
     best = None
     for quad in _quads(mask, 0.04 * small.shape[0] * small.shape[1]):
         quad = quad / scale
-        dst = np.float32([[0, 0], [SIDE, 0], [SIDE, SIDE], [0, SIDE]])
+        dst = np.asarray([[0, 0], [SIDE, 0], [SIDE, SIDE], [0, SIDE]], dtype=np.float32)
         H = cv2.getPerspectiveTransform(quad, dst)
         square = warp(gray, H)
         sq_mask = ink_mask(square)

@@ -73,9 +73,10 @@ def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> tup
     deadline = time.monotonic() + CORRECTION_BUDGET
     for i in order:
         for alt in readings[i].alternatives[:4]:
-            cage = _cage(alt, readings[i].cells, n)
-            if cage is None or cage == cages[i]:
+            swapped = _cage(alt, readings[i].cells, n)
+            if swapped is None or swapped == cages[i]:
                 continue
+            cage = swapped
             tries += 1
             left = deadline - time.monotonic()
             if tries > MAX_TRIES or left <= 0.05:
