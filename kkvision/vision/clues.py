@@ -77,16 +77,21 @@ def _digit_crop(dark: np.ndarray, glyphs: list[Glyph], chars: list[str]) -> np.n
 def read_clues(dark: np.ndarray, geom: GridGeometry, layout: CageLayout, engine: str = "auto"
                ) -> tuple[ClueReading, ...]:
     crops, readings, unsure = [], [], []
-    for cells in layout.cages:
-        crop = label_crop(dark, geom, cells[0])
-        glyphs = segment(crop)
-        classes = classify(glyphs)
+    cut = [(label_crop(dark, geom, cells[0]), cells) for cells in layout.cages]
+    segmented = [segment(crop) for crop, _ in cut]
+    everything = classify([g for glyphs in segmented for g in glyphs])  # one batch for the puzzle
+    at = 0
+    for (crop, cells), glyphs in zip(cut, segmented):
+        classes = everything[at: at + len(glyphs)]
+        at += len(glyphs)
         chars = [c for c, _, _ in classes]
         confs = [p for _, p, _ in classes]
         others = [s for _, _, s in classes]
         text = "".join(chars)
         op, target = parse(text, len(cells))
         conf = min(confs) if confs else 0.0
+        if any(ch in OPERATORS for ch in text[:-1]):  # an operator mid-label: something was misread
+            conf = 0.0
         op_conf = confs[-1] if chars and chars[-1] in OPERATORS else 1.0
         readings.append(ClueReading(cells, text, op, target, conf, _alternatives(chars, confs, others),
                                     op_confidence=op_conf))

@@ -159,25 +159,30 @@ def _features(patch: np.ndarray, w: int, h: int, cy: float, line_h: int, parts: 
 
 
 @lru_cache(maxsize=2)
-def load_model(path: Path = MODEL_PATH) -> tuple[np.ndarray, np.ndarray]:
+def load_model(path: Path = MODEL_PATH) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Examples sorted by class, their labels, squared norms, and where each class starts."""
     if not path.exists():
         raise MissingDependency(f"glyph model {path} is missing; run models/train_glyphs.py to make it")
     data = np.load(path)
-    return data["x"].astype(np.float32), data["y"]
+    order = np.argsort(data["y"], kind="stable")
+    xs, ys = data["x"][order].astype(np.float32), data["y"][order].astype(int)
+    starts = np.searchsorted(ys, np.arange(len(CLASSES)))
+    return xs, ys, (xs * xs).sum(1), starts
 
 
 def classify(glyphs: list[Glyph], k: int = 3) -> list[tuple[str, float, tuple[str, ...]]]:
     """Per glyph: best class, confidence 0..1, the other classes nearest first."""
     if not glyphs:
         return []
-    xs, ys = load_model()
+    xs, ys, norms, starts = load_model()
     q = np.stack([g.features for g in glyphs])
-    d = (q * q).sum(1)[:, None] - 2 * q @ xs.T + (xs * xs).sum(1)[None, :]
+    d = (q * q).sum(1)[:, None] - 2 * q @ xs.T + norms[None, :]
+    present = [c for c in range(len(CLASSES)) if c == len(CLASSES) - 1 or starts[c] < starts[c + 1]]
+    best_all = np.full((len(glyphs), len(CLASSES)), np.inf)
+    best_all[:, present] = np.minimum.reduceat(d, starts[present], axis=1)  # nearest example per class
+    nearest = np.argpartition(d, k, axis=1)[:, :k]
     out = []
-    for row in d:
-        best = np.full(len(CLASSES), np.inf)
-        np.minimum.at(best, ys.astype(int), row)  # nearest example of each class
-        idx = np.argpartition(row, k)[:k]
+    for best, idx in zip(best_all, nearest):
         votes = [CLASSES[int(ys[i])] for i in idx]
         top = max(set(votes), key=lambda c: (votes.count(c), -best[CLASSES.index(c)]))
         others = tuple(CLASSES[i] for i in np.argsort(best) if CLASSES[i] != top)
