@@ -31,6 +31,19 @@ def _latin(model, n: int):  # type: ignore[no-untyped-def]
     return x
 
 
+def _forbid(model, x, grid: Grid) -> None:  # type: ignore[no-untyped-def]
+    """No solution may equal `grid` (to ask whether another grid exists)."""
+    n = len(grid)
+    same = []
+    for r in range(n):
+        for c in range(n):
+            b = model.new_bool_var(f"same{r}{c}")
+            model.add(x[r][c] == grid[r][c]).only_enforce_if(b)
+            model.add(x[r][c] != grid[r][c]).only_enforce_if(~b)
+            same.append(b)
+    model.add(sum(same) <= n * n - 1)
+
+
 def _add_cage(model, x, cage: Cage, n: int, when) -> bool:  # type: ignore[no-untyped-def]
     """Constrain the cage's cells (only if literal `when` holds, when given).
     False when no digits can meet the cage at all."""
@@ -60,37 +73,58 @@ def _add_cage(model, x, cage: Cage, n: int, when) -> bool:  # type: ignore[no-un
     return True
 
 
-def choose_readings(n: int, candidates: list[list[Cage]], time_limit: float = 10.0) -> list[Cage] | None:
+def choose_readings(n: int, candidates: list[list[Cage | None]], time_limit: float = 10.0
+                    ) -> tuple[list[Cage | None], Grid, bool] | None:
     """Pick one candidate clue per cage (candidates[i][0] is the preferred
-    reading) so that some grid satisfies them all, changing as few
-    preferred readings as possible.  None when no choice works."""
+    reading; None stands for an unreadable label: no constraint) so that some
+    grid satisfies them all, changing as few preferred readings as possible.
+    Returns the choice, a grid, and whether that grid is the only one under
+    the chosen clues; None when no choice works."""
     from ortools.sat.python import cp_model
 
-    model = cp_model.CpModel()
-    x = _latin(model, n)
-    picks, cost = [], []
-    for i, options in enumerate(candidates):
-        lits = []
-        for j, cage in enumerate(options):
-            lit = model.new_bool_var(f"c{i}_{j}")
-            if _add_cage(model, x, cage, n, lit):
-                lits.append((lit, cage))
-                if j:
-                    cost.append(j * lit)
-            else:
-                model.add(lit == 0)
-        if not lits:
-            return None
-        model.add_exactly_one(lit for lit, _ in lits)
-        picks.append(lits)
-    model.minimize(sum(cost))
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = time_limit
-    solver.parameters.num_workers = 2
-    status = solver.solve(model)
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+    def build(fixed: list[Cage | None] | None):  # type: ignore[no-untyped-def]
+        model = cp_model.CpModel()
+        x = _latin(model, n)
+        picks, cost = [], []
+        for i, options in enumerate(candidates if fixed is None else [[c] for c in fixed]):
+            lits = []
+            for j, cage in enumerate(options):
+                lit = model.new_bool_var(f"c{i}_{j}")
+                if cage is None or _add_cage(model, x, cage, n, lit):
+                    lits.append((lit, cage))
+                    if j:
+                        cost.append(j * lit)
+                else:
+                    model.add(lit == 0)
+            if not lits:
+                return None
+            model.add_exactly_one(lit for lit, _ in lits)
+            picks.append(lits)
+        if cost:
+            model.minimize(sum(cost))
+        return model, x, picks
+
+    def run(model):  # type: ignore[no-untyped-def]
+        solver = cp_model.CpSolver()
+        solver.parameters.max_time_in_seconds = time_limit
+        solver.parameters.num_workers = 2
+        status = solver.solve(model)
+        return solver if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
+
+    built = build(None)
+    if built is None:
         return None
-    return [next(cage for lit, cage in lits if solver.value(lit)) for lits in picks]
+    model, x, picks = built
+    solver = run(model)
+    if solver is None:
+        return None
+    chosen = [next(cage for lit, cage in lits if solver.value(lit)) for lits in picks]
+    grid = tuple(tuple(int(solver.value(x[r][c])) for c in range(n)) for r in range(n))
+    again = build(chosen)  # is the grid the only one under these clues?
+    assert again is not None
+    model2, x2, _ = again
+    _forbid(model2, x2, grid)
+    return chosen, grid, run(model2) is None
 
 
 def solve(puzzle: Puzzle, time_limit: float = DEFAULT_TIME_LIMIT, require_unique: bool = False) -> Solution:
@@ -122,14 +156,7 @@ def solve(puzzle: Puzzle, time_limit: float = DEFAULT_TIME_LIMIT, require_unique
     problems = check_grid(puzzle, first)
     if problems:  # never trust the model blindly
         raise KkvisionError("internal error: solver grid fails the checker: " + "; ".join(problems))
-    same = []
-    for r in range(n):
-        for c in range(n):
-            b = model.new_bool_var(f"same{r}{c}")
-            model.add(x[r][c] == first[r][c]).only_enforce_if(b)
-            model.add(x[r][c] != first[r][c]).only_enforce_if(~b)
-            same.append(b)
-    model.add(sum(same) <= n * n - 1)
+    _forbid(model, x, first)
     second = run()
     if second is not None and require_unique:
         raise Ambiguous("the puzzle has more than one solution")

@@ -70,6 +70,23 @@ def test_choose_readings_changes_the_fewest_labels():
     bad = Cage("+", wrong[k].target + 1, wrong[k].cells)
     candidates = [[c] for c in wrong]
     candidates[k] = [bad, wrong[k]]  # the misread first, the truth as an alternative
-    chosen = choose_readings(5, candidates)
-    assert chosen is not None and chosen[k] == wrong[k]
+    found = choose_readings(5, candidates)
+    assert found is not None
+    chosen, solved, unique = found
+    assert chosen[k] == wrong[k] and solved == grid and unique
     assert choose_readings(5, [[bad]] + [[c] for i, c in enumerate(wrong) if i != k]) is None
+
+
+def test_an_unreadable_label_can_be_left_out():
+    from kkvision.solver import choose_readings
+
+    puzzle, grid = random_puzzle(5, seed=8)
+    candidates = [[c] for c in puzzle.cages]
+    k = max(range(len(candidates)), key=lambda i: len(puzzle.cages[i].cells))
+    candidates[k] = [None]  # that label could not be read
+    found = choose_readings(5, candidates)
+    assert found is not None
+    chosen, solved, unique = found
+    assert chosen[k] is None
+    if unique:  # the other labels pin the grid down: it must be the true one
+        assert solved == grid
