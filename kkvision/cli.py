@@ -4,6 +4,7 @@ codes here and only here; a traceback is shown only with -v."""
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 import traceback
@@ -40,8 +41,11 @@ def _parser() -> argparse.ArgumentParser:
                         help="image to write (default INPUT.solved.png / INPUT.checked.png beside the input)")
         sp.add_argument("--no-image", action="store_true", help="do not write an output image")
 
-    s = sub.add_parser("solve", help="solve a puzzle and print (and draw) the solution")
+    s = sub.add_parser("solve", help="solve puzzles and print (and draw) the solutions")
     common(s)
+    s.add_argument("more", type=Path, nargs="*", metavar="INPUT",
+                   help="more images or puzzle files: each is solved in turn (a failed one does not stop"
+                        " the rest; the exit code is the first failure's)")
     c = sub.add_parser("check", help="compare your answers with the solution, mark wrong cells")
     common(c)
     c.add_argument("answers", type=Path, help="text file: one line of digits per row, '.' for blank")
@@ -90,6 +94,28 @@ def _options(args: argparse.Namespace) -> Options:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
+    inputs = [args.input, *args.more]
+    if len(inputs) == 1:
+        return solve_one(args)
+    if args.output is not None:
+        raise KkvisionError("-o names one output file; with several inputs each is written beside its input")
+    first_failure = 0
+    for path in inputs:
+        one = argparse.Namespace(**{**vars(args), "input": path, "more": [], "batch": True})
+        if not args.json:
+            print(f"== {path}")
+        try:
+            code = solve_one(one)
+        except KkvisionError as exc:
+            print(f"kkvision: error: {path}: {exc.message}", file=sys.stderr)
+            if args.json:
+                print(json.dumps({"input": str(path), "error": exc.message, "exit_code": int(exc.exit_code)}))
+            code = int(exc.exit_code)
+        first_failure = first_failure or code
+    return first_failure
+
+
+def solve_one(args: argparse.Namespace) -> int:
     outcome = run(args.input, _options(args))
     for note in outcome.notes:
         log.warning("%s", note)
@@ -106,7 +132,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     image = _write_image(args, outcome, "solved")
     if args.json:
         print(result_json(outcome.puzzle, sol.grid, sol.unique, notes=list(outcome.notes),
-                          image=str(image) if image else None))
+                          image=str(image) if image else None, input=str(args.input),
+                          indent=None if args.more or getattr(args, "batch", False) else 1))
     else:
         print(grid_text(sol.grid))
     if image:

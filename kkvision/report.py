@@ -22,8 +22,10 @@ def grid_text(grid: Grid, marks: set[tuple[int, int]] | None = None) -> str:
     return "\n".join(lines)
 
 
-def result_json(puzzle: Puzzle, grid: Grid | None, unique: bool | None, **extra: Any) -> str:
+def result_json(puzzle: Puzzle, grid: Grid | None, unique: bool | None, indent: int | None = 1,
+                **extra: Any) -> str:
+    """One JSON object; indent=None gives one line per result (JSON Lines for batches)."""
     data: dict[str, Any] = {"puzzle": to_dict(puzzle), "solution": [list(r) for r in grid] if grid else None,
                             "unique": unique}
     data.update(extra)
-    return json.dumps(data, indent=1)
+    return json.dumps(data, indent=indent)

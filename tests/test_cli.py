@@ -67,3 +67,19 @@ def test_console_entry_point_runs(samples):
     r = subprocess.run([sys.executable, "cli.py", "solve", str(samples / "kk0.j.txt")],
                        capture_output=True, text=True, cwd=samples.parent)
     assert r.returncode == 0 and r.stdout.startswith("1 2 4 3")
+
+
+def test_solve_several_files_keeps_going(samples, tmp_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("not a puzzle")
+    code = main(["solve", str(samples / "kk0.j.txt"), str(bad), str(samples / "nyt-2009-02-13.shields.txt")])
+    out, err = capsys.readouterr()
+    assert code == ExitCode.INPUT
+    assert out.count("== ") == 3 and "2 1 4 3" in out and "1 2 4 3" in out
+    assert "bad.txt" in err
+
+
+def test_solve_several_files_as_json_lines(samples, capsys):
+    assert main(["solve", "--json", str(samples / "kk0.j.txt"), str(samples / "nyt-2009-02-13.shields.txt")]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert [json.loads(line)["input"].rsplit("/", 1)[-1] for line in lines] == ["kk0.j.txt", "nyt-2009-02-13.shields.txt"]
