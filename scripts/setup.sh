@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
+command -v python3 >/dev/null 2>&1 || need+=(python3 python3-venv)
 command -v tesseract >/dev/null 2>&1 || need+=(tesseract-ocr)
 # Fonts: DejaVu draws the solution digits; the others render the training and
 # benchmark images (kkvision/synth.py TRAIN_FONTS and HELDOUT_FONTS).

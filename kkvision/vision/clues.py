@@ -68,7 +68,8 @@ def _alternatives(chars: list[str], confs: list[float], others: list[tuple[str, 
 
 
 def _digit_crop(dark: np.ndarray, glyphs: list[Glyph], chars: list[str]) -> np.ndarray:
-    keep = [g for g, ch in zip(glyphs, chars) if ch not in OPERATORS] or glyphs
+    """The label without its final operator: what tesseract is asked to read."""
+    keep = glyphs[:-1] if len(glyphs) > 1 and chars[-1] in OPERATORS else glyphs
     x0, y0 = min(g.x0 for g in keep), min(g.y0 for g in keep)
     x1, y1 = max(g.x1 for g in keep), max(g.y1 for g in keep)
     return dark[y0:y1, x0:x1]

@@ -112,40 +112,53 @@ def segment(crop: np.ndarray) -> list[Glyph]:
                 continue
         groups.append([b])
     line_h = max(1, bottom - top)
-    groups = [piece for g in groups for piece in _split_wide(binary, g, line_h)]
+    groups = [piece for g in groups for piece in _split_wide(binary, crop, g, line_h, top)]
     glyphs = []
     for g in groups:
-        x0, y0 = min(p[0] for p in g), min(p[1] for p in g)
-        x1, y1 = max(p[2] for p in g), max(p[3] for p in g)
-        glyphs.append(Glyph(x0, y0, x1, y1, len(g), _features(crop[y0:y1, x0:x1], x1 - x0, y1 - y0,
-                                                              (y0 + y1) / 2 - top, line_h, len(g))))
+        box = (min(p[0] for p in g), min(p[1] for p in g), max(p[2] for p in g), max(p[3] for p in g))
+        glyphs.append(_glyph(crop, box, top, line_h, len(g)))
     return glyphs
 
 
-def _split_wide(binary: np.ndarray, group: list[tuple[int, int, int, int]], line_h: int
-                ) -> list[list[tuple[int, int, int, int]]]:
-    """Blurred print runs glyphs together: cut a too-wide glyph at its thinnest columns."""
+def _split_wide(binary: np.ndarray, crop: np.ndarray, group: list[tuple[int, int, int, int]], line_h: int,
+                top: int) -> list[list[tuple[int, int, int, int]]]:
+    """Blurred or tightly set print runs glyphs together: cut a too-wide glyph
+    at its thinnest columns into the number of pieces the model reads best."""
     x0, y0 = min(p[0] for p in group), min(p[1] for p in group)
     x1, y1 = max(p[2] for p in group), max(p[3] for p in group)
     width, height = x1 - x0, y1 - y0
     if len(group) > 1 or height < 0.7 * line_h or width < 1.0 * line_h:
         return [group]
-    pieces = max(2, round(width / (0.62 * line_h)))
     profile = binary[y0:y1, x0:x1].sum(axis=0).astype(np.float32)
-    cuts = []
-    for k in range(1, pieces):
-        centre = int(k * width / pieces)
-        lo, hi = max(1, centre - int(0.2 * line_h)), min(width - 1, centre + int(0.2 * line_h))
-        if hi <= lo:
-            return [group]
-        cuts.append(lo + int(np.argmin(profile[lo:hi])))
-    edges = [x0] + [x0 + c for c in cuts] + [x1]
-    pieces_out = []
-    for a, b in zip(edges, edges[1:]):
-        rows = np.flatnonzero(binary[y0:y1, a:b].any(axis=1))
-        if b > a and rows.size:  # each piece gets its own height: a '+' is shorter than a digit
-            pieces_out.append([(a, y0 + int(rows[0]), b, y0 + int(rows[-1]) + 1)])
-    return pieces_out or [group]
+    best: tuple[float, list[list[tuple[int, int, int, int]]]] = (-1.0, [group])
+    expect = max(2, round(width / (0.62 * line_h)))  # digits and signs are about 0.6 line heights wide
+    for pieces in range(max(2, expect - 1), min(5, expect + 1) + 1):
+        cuts = []
+        for k in range(1, pieces):
+            centre = int(k * width / pieces)
+            lo, hi = max(1, centre - int(0.2 * line_h)), min(width - 1, centre + int(0.2 * line_h))
+            if hi <= lo:
+                break
+            cuts.append(lo + int(np.argmin(profile[lo:hi])))
+        edges = [x0] + [x0 + c for c in cuts] + [x1]
+        boxes = []
+        for a, b in zip(edges, edges[1:]):
+            rows = np.flatnonzero(binary[y0:y1, a:b].any(axis=1))
+            if b > a and rows.size:  # each piece gets its own height: a '+' is shorter than a digit
+                boxes.append((a, y0 + int(rows[0]), b, y0 + int(rows[-1]) + 1))
+        if len(boxes) != pieces or min(b[2] - b[0] for b in boxes) < 0.3 * line_h:
+            continue
+        glyphs = [_glyph(crop, bx, top, line_h, 1) for bx in boxes]
+        score = float(np.mean([conf for _, conf, _ in classify(glyphs)])) - 0.1 * abs(pieces - expect)
+        if score > best[0]:
+            best = (score, [[bx] for bx in boxes])
+    return best[1]
+
+
+def _glyph(crop: np.ndarray, box: tuple[int, int, int, int], top: int, line_h: int, parts: int) -> Glyph:
+    x0, y0, x1, y1 = box
+    return Glyph(x0, y0, x1, y1, parts, _features(crop[y0:y1, x0:x1], x1 - x0, y1 - y0,
+                                                    (y0 + y1) / 2 - top, line_h, parts))
 
 
 def _features(patch: np.ndarray, w: int, h: int, cy: float, line_h: int, parts: int) -> np.ndarray:
