@@ -114,6 +114,25 @@ class Puzzle:
         raise KeyError(cell)
 
 
+def join_cells(count: int, pairs: list[tuple[int, int]]) -> list[list[int]]:
+    """Groups of cell indices 0..count-1 joined by `pairs` (union-find), each
+    sorted, ordered by their first index."""
+    parent = list(range(count))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for a, b in pairs:
+        parent[find(a)] = find(b)
+    groups: dict[int, list[int]] = {}
+    for i in range(count):
+        groups.setdefault(find(i), []).append(i)
+    return sorted(groups.values(), key=lambda g: g[0])
+
+
 def _connected(cells: tuple[Cell, ...]) -> bool:
     todo, seen = [cells[0]], {cells[0]}
     members = set(cells)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from ..errors import UnknownFormat
-from ..puzzle import Cage, Puzzle
+from ..puzzle import Cage, Puzzle, join_cells
 
 _ID = re.compile(r"^(\d+)[a-z]*:([_a-z0-9]+),([amsd0-9]+)$")
 _KEEN_OP = {"+": "a", "*": "m", "-": "s", "/": "d", "=": "a"}
@@ -38,14 +38,7 @@ def read(text: str) -> Puzzle:
     if not m:
         raise UnknownFormat("not a Keen game id like 4:_a2b_,a6m8s1d2...")
     w, structure, clues = int(m[1]), m[2], m[3]
-    parent = list(range(w * w))
-
-    def find(a: int) -> int:
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
+    joined: list[tuple[int, int]] = []
     pos, total = 0, 2 * w * (w - 1)
     for letter, rep in re.findall(r"([_a-z])(\d*)", structure):
         for _ in range(int(rep) if rep else 1):
@@ -53,17 +46,13 @@ def read(text: str) -> Puzzle:
             for _ in range(run):
                 if pos >= total:
                     raise UnknownFormat("Keen id: too much block structure data")
-                p0, p1 = _edge_cells(pos, w)
-                parent[find(p0)] = find(p1)
+                joined.append(_edge_cells(pos, w))
                 pos += 1
             if run != 25:
                 pos += 1
     if pos != total + 1:
         raise UnknownFormat("Keen id: block structure does not fit the grid size")
-    groups: dict[int, list[int]] = {}
-    for i in range(w * w):
-        groups.setdefault(find(i), []).append(i)
-    ordered = sorted(groups.values(), key=lambda g: g[0])
+    ordered = join_cells(w * w, joined)
     found = re.findall(r"([amsd])(\d+)", clues)
     if len(found) != len(ordered):
         raise UnknownFormat(f"Keen id: {len(found)} clues for {len(ordered)} blocks")

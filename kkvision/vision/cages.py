@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from ..puzzle import Cell
+from ..puzzle import Cell, join_cells
 from .grid import GridGeometry
 
 
@@ -67,24 +67,10 @@ def _split(values: np.ndarray) -> float:
 
 
 def _group(n: int, right: np.ndarray, down: np.ndarray) -> list[list[Cell]]:
-    parent = list(range(n * n))
-
-    def find(a: int) -> int:
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    for r in range(n):
-        for c in range(n):
-            if c + 1 < n and not right[r, c]:
-                parent[find(r * n + c)] = find(r * n + c + 1)
-            if r + 1 < n and not down[r, c]:
-                parent[find(r * n + c)] = find((r + 1) * n + c)
-    groups: dict[int, list[Cell]] = {}
-    for i in range(n * n):
-        groups.setdefault(find(i), []).append(divmod(i, n))
-    return sorted((sorted(g) for g in groups.values()), key=lambda g: g[0])
+    """Cells joined across every thin edge."""
+    pairs = [(r * n + c, r * n + c + 1) for r in range(n) for c in range(n - 1) if not right[r, c]]
+    pairs += [(r * n + c, (r + 1) * n + c) for r in range(n - 1) for c in range(n) if not down[r, c]]
+    return [[divmod(i, n) for i in g] for g in join_cells(n * n, pairs)]
 
 
 def find_cages(square: np.ndarray, geom: GridGeometry) -> tuple[CageLayout, np.ndarray]:
