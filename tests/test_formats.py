@@ -77,3 +77,11 @@ def test_every_format_round_trips(n, seed, fmt):
 def test_hidden_operators_round_trip(n, seed, fmt):
     puzzle, _ = random_puzzle(n, seed, unique=False, hidden_ops=True)
     assert formats.read(formats.write(puzzle, fmt)) == puzzle
+
+
+def test_shipped_samples_in_every_format_are_the_same_puzzle(samples):
+    texts = {p.name: p.read_text() for p in samples.glob("nyt-2009-02-13.*") if p.suffix in (".txt", ".json")
+             and "expected" not in p.name}
+    puzzles = {name: formats.read(text) for name, text in texts.items()}
+    assert len(puzzles) == 5 and len(set(puzzles.values())) == 1
+    assert {formats.detect(t) for t in texts.values()} == {"shields", "keen", "letters", "names", "json"}
