@@ -49,16 +49,14 @@ def test_unsolvable_puzzle_is_reported():
         solve(Puzzle(3, cages))
 
 
-def test_large_hidden_operator_cage_is_quick():
+def test_large_hidden_operator_cage_is_modelled_without_enumerating_sums():
     # a 9-cell hidden-operator cage would be 9**9 sums to enumerate; the model needs none
+    # (this used to hang; speed itself is measured in bench/, not here)
     n = 9
     cages = [Cage("?", 45, tuple((0, c) for c in range(n)))]
     cages += [Cage("+", 45, tuple((r, c) for c in range(n))) for r in range(1, n)]
-    import time
-
-    t0 = time.perf_counter()
     s = solve(Puzzle(n, tuple(cages)))
-    assert time.perf_counter() - t0 < 10 and not s.unique
+    assert not s.unique and s.other is not None
 
 
 def test_choose_readings_changes_the_fewest_labels():
