@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -11,6 +12,7 @@ import numpy as np
 from ..errors import InputImageError
 from ..puzzle import Puzzle
 from ..solver import Solution
+from . import ocr
 from .cages import CageLayout, find_cages
 from .clues import ClueReading, read_clues
 from .grid import GridGeometry, find_grid
@@ -18,6 +20,8 @@ from .reading import resolve
 
 if TYPE_CHECKING:
     from ..pipeline import Options
+
+log = logging.getLogger("kkvision")
 
 
 @dataclass(frozen=True)
@@ -42,11 +46,16 @@ def decode(path: Path, data: bytes) -> np.ndarray:
 def read_image(path: Path, data: bytes, opts: Options) -> tuple[np.ndarray, Reading]:
     image = decode(path, data)
     geom, square = find_grid(image)
+    log.info("%s: %dx%d grid found", path, geom.size, geom.size)
     layout, dark = None, None
     clues = None
     try:
         layout, dark = find_cages(square, geom)
+        log.info("%s: %d cages", path, len(layout.cages))
+        before = ocr.PROCESSES
         clues = read_clues(dark, geom, layout, opts.ocr)
+        log.info("%s: labels read (%s) with %d tesseract process(es): %s", path, opts.ocr,
+                 ocr.PROCESSES - before, " ".join(c.text or "?" for c in clues))
         puzzle, solution, notes = resolve(geom.size, clues, opts.time_limit)
     finally:
         if opts.debug_dir is not None:
