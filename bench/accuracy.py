@@ -3,7 +3,7 @@
     .venv/bin/python bench/accuracy.py [--count 210] [--ocr auto] [--seed 1000] [--fails]
 
 Renders `count` unique random puzzles (sizes 3..9 in turn) with kkvision.synth
-in four styles (clean, screenshot, scan, photo) and two font sets: the fonts
+in five styles (clean, screenshot, scan, photo, page) and two font sets: the fonts
 the glyph model was trained on and HELDOUT fonts it never saw.  For each
 image it runs the stages one by one and counts:
   size   grid found with the right n
@@ -42,8 +42,8 @@ def cases(count: int, seed: int):
     fontsets = {"train": available(TRAIN_FONTS), "heldout": available(HELDOUT_FONTS)}
     for i in range(count):
         n = 3 + i % 7
-        style = STYLES[(i // 7) % 4]
-        fontset = "heldout" if (i // 28) % 2 else "train"
+        style = STYLES[(i // 7) % len(STYLES)]
+        fontset = "heldout" if (i // (7 * len(STYLES))) % 2 else "train"
         puzzle, grid = random_puzzle(n, seed + i)
         image, look = render(puzzle, style, random.Random(seed + i), fontsets[fontset])
         yield i, n, style, fontset, puzzle, grid, image, look
@@ -98,7 +98,7 @@ def main() -> None:
         if args.only and i not in args.only:
             continue
         arr = cv2.cvtColor(np.asarray(image), cv2.COLOR_RGB2BGR)
-        ext = ".jpg" if style in ("scan", "photo") else ".png"
+        ext = ".jpg" if style in ("scan", "photo", "page") else ".png"
         data = cv2.imencode(ext, arr, [cv2.IMWRITE_JPEG_QUALITY, 90] if ext == ".jpg" else [])[1].tobytes()
         before = ocr.PROCESSES
         t0 = time.perf_counter()
@@ -108,7 +108,7 @@ def main() -> None:
             slow9.append(seconds)
         if args.verbose:
             print(f"#{i} {n}x{n} {style} {fontset} {seconds:.2f}s {'ok' if marks['solved'] else 'FAIL'}", file=sys.stderr)
-        for key in ("all", f"style={style}", f"fonts={fontset}", f"{'photo-like' if style in ('scan', 'photo') else 'clean-like'}"):
+        for key in ("all", f"style={style}", f"fonts={fontset}", f"{'photo-like' if style in ('scan', 'photo', 'page') else 'clean-like'}"):
             g = groups[key]
             g["images"] += 1
             g["size"] += marks["size"]

@@ -1,8 +1,9 @@
 """Render puzzles as images in many styles, for samples, training and benchmarks.
 
 Styles: `clean` (flat render), `screenshot` (app colours), `scan` (paper tint,
-slight rotation, noise, blur, JPEG) and `photo` (perspective onto a background,
-uneven light, blur, noise, JPEG).  Sizes follow real inputs: cells of 45..110
+slight rotation, noise, blur, JPEG), `photo` (perspective onto a background,
+uneven light, blur, noise, JPEG) and `page` (the puzzle among columns of text
+on a newspaper page, then scanned).  Sizes follow real inputs: cells of 45..110
 px (a 9x9 grid of 450..1000 px, as a 300 dpi scan gives), photos with the
 grid 600..1200 px across (a phone camera at reading distance).  Fonts are split: TRAIN_FONTS teach the glyph
 model, HELDOUT_FONTS are never shown to it and measure generalisation.
@@ -34,7 +35,8 @@ HELDOUT_FONTS = [
     "NimbusSans-Regular.otf", "NimbusSans-Bold.otf", "NimbusRoman-Regular.otf", "URWGothic-Book.otf",
     "C059-Roman.otf", "P052-Roman.otf", "URWBookman-Light.otf", "NimbusMonoPS-Regular.otf",
 ]
-STYLES = ("clean", "screenshot", "scan", "photo")
+STYLES = ("clean", "screenshot", "scan", "photo", "page")
+WORDS = "the city council voted to approve a new budget for parks and roads on monday night".split()
 
 
 def find_font(name: str) -> Path | None:
@@ -161,6 +163,17 @@ def degrade(img: Image.Image, style: str, rng: random.Random) -> Image.Image:
                        tuple(rng.randint(200, 255) for _ in range(3)))  # type: ignore[arg-type]
         bg.paste(img, (rng.randint(0, bg.size[0] - w), rng.randint(0, bg.size[1] - h)))
         return bg
+    if style == "page":  # a newspaper page: columns of text around the puzzle, then scanned
+        w, h = img.size
+        page = Image.new("RGB", (2 * w + 200, h + rng.randint(500, 900)), (250, 248, 240))
+        d = ImageDraw.Draw(page)
+        font = ImageFont.truetype(str(find_font("DejaVuSerif.ttf") or find_font("DejaVuSans.ttf")), 18)
+        for y in range(20, page.size[1] - 20, 26):
+            d.text((20, y), " ".join(rng.choice(WORDS) for _ in range(50)), font=font, fill=(30, 30, 30))
+        x0, y0 = rng.randint(w + 140, page.size[0] - w - 20), rng.randint(20, page.size[1] - h - 20)
+        d.rectangle([x0 - 20, y0 - 20, x0 + w + 20, y0 + h + 20], fill=(250, 248, 240))
+        page.paste(img, (x0, y0))
+        return degrade(page, "scan", rng)
     if style == "scan":
         img = img.rotate(rng.uniform(-3, 3), resample=Image.Resampling.BICUBIC, expand=True, fillcolor=(235, 232, 220))
         img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 1.0)))

@@ -47,7 +47,7 @@ def test_grid_and_cages_found_in_clean_renders(n):
     assert layout.cages == tuple(c.cells for c in puzzle.cages)
 
 
-@pytest.mark.parametrize("style", ["photo", "scan"])
+@pytest.mark.parametrize("style", ["photo", "scan", "page"])
 def test_grid_and_cages_found_in_degraded_renders(style):
     puzzle, _ = random_puzzle(6, seed=7, unique=False)
     image, _ = render(puzzle, style, random.Random(3), FONTS)
