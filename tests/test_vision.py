@@ -76,7 +76,7 @@ def test_parse_labels():
     assert parse("+", 2) == ("+", None)
 
 
-def test_auto_mode_sends_unsure_labels_to_one_ocr_call(monkeypatch):
+def test_auto_mode_reads_all_labels_with_one_ocr_call(monkeypatch):
     puzzle, grid = random_puzzle(4, seed=5)
     image, _ = render(puzzle, "clean", random.Random(1), FONTS)
     calls = []
@@ -86,7 +86,7 @@ def test_auto_mode_sends_unsure_labels_to_one_ocr_call(monkeypatch):
         return [str(puzzle.cages[i].target) for i in range(len(crops))]
 
     monkeypatch.setattr(ocr, "read_numbers", fake)
-    monkeypatch.setattr(clues_mod, "UNSURE", 2.0)  # every label counts as unsure
+    monkeypatch.setattr(clues_mod, "UNSURE", 2.0)  # the fake's digits lead wherever the readers differ
     _, reading = read_image(__import__("pathlib").Path("x.png"), png_bytes(image), Options(ocr="auto"))
     assert calls == [len(puzzle.cages)]  # one batch for all labels
     assert reading.solution.grid == grid

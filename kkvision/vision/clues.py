@@ -4,11 +4,11 @@ The glyph model reads every glyph; the operator is the label's last glyph
 when that is an operator class (÷ is recognised as its own three-part shape,
 never as +).  A label with no operator is a bare number: a constant on a
 single cell, a hidden operator on a bigger cage.  Each reading keeps, per
-glyph, the runner-up class so the reading stage can try corrections.  With
---ocr tesseract (or for labels the model is unsure of, in auto mode) the
-digits come from ONE batched tesseract process for all labels: where the
-two readers agree the label is sure, where they differ the other reading is
-the first correction tried.
+glyph, the runner-up classes so the reading stage can try corrections.  In
+auto and tesseract modes every label's digits are also read by ONE batched
+tesseract process: where the two readers agree the digits are sure; where
+they differ the surer reading leads (tesseract's always in tesseract mode)
+and the other is the first correction tried.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from .glyphs import Glyph, classify, label_crop, segment
 from .grid import GridGeometry
 
 OPERATORS = {"+": "+", "-": "-", "*": "*", "/": "/", "÷": "/"}
-UNSURE = 0.12  # glyph confidence below which auto mode asks tesseract too
+UNSURE = 0.12  # glyph confidence below which tesseract's digits lead when the readers differ
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ def _digit_crop(dark: np.ndarray, glyphs: list[Glyph], chars: list[str]) -> np.n
 
 def read_clues(dark: np.ndarray, geom: GridGeometry, layout: CageLayout, engine: str = "auto"
                ) -> tuple[ClueReading, ...]:
-    crops, readings, unsure = [], [], []
+    crops, readings, asked = [], [], []
     cut = [(label_crop(dark, geom, cells[0]), cells) for cells in layout.cages]
     segmented = [segment(crop) for crop, _ in cut]
     everything = classify([g for glyphs in segmented for g in glyphs])  # one batch for the puzzle
@@ -98,10 +98,10 @@ def read_clues(dark: np.ndarray, geom: GridGeometry, layout: CageLayout, engine:
                                     op_confidence=op_conf))
         crops.append(_digit_crop(crop, glyphs, chars) if glyphs else crop)
         if engine in ("tesseract", "auto"):
-            unsure.append(len(readings) - 1)
-    if unsure:
-        numbers = ocr.read_numbers([crops[i] for i in unsure])
-        for i, digits in zip(unsure, numbers):
+            asked.append(len(readings) - 1)
+    if asked:
+        numbers = ocr.read_numbers([crops[i] for i in asked])
+        for i, digits in zip(asked, numbers):
             readings[i] = _combine(readings[i], digits, engine)
     return tuple(readings)
 
