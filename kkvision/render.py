@@ -56,18 +56,27 @@ def draw_solution(image: np.ndarray, reading: Any, grid: Grid,
     """The original BGR image with the digits (or circles round wrong cells) drawn in."""
     h, w = image.shape[:2]
     layer = _layer(reading, grid, wrong)
-    inverse = np.linalg.inv(reading.geometry.homography)
-    back = cv2.warpPerspective(layer, inverse, (w, h), flags=cv2.INTER_LINEAR,
+    corners = np.asarray(reading.geometry.corners, dtype=np.float64)
+    x0, y0 = (max(0, int(v) - 2) for v in corners.min(axis=0))
+    x1, y1 = (min(lim, int(v) + 3) for v, lim in zip(corners.max(axis=0), (w, h)))
+    out = (image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)).copy()
+    if x1 <= x0 or y1 <= y0:
+        return out
+    # warp the layer back over the grid's bounding box only, then blend where it has ink
+    shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], dtype=np.float64)
+    inverse = shift @ np.linalg.inv(reading.geometry.homography)
+    back = cv2.warpPerspective(layer, inverse, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
-    alpha = back[..., 3:4].astype(np.float32) / 255.0
-    colour = back[..., 2::-1].astype(np.float32)  # RGBA -> BGR
-    base = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    return (base.astype(np.float32) * (1 - alpha) + colour * alpha).astype(np.uint8)
+    ink = back[..., 3] > 0
+    alpha = back[..., 3][ink].astype(np.float32)[:, None] / 255.0
+    roi = out[y0:y1, x0:x1]
+    roi[ink] = (roi[ink] * (1 - alpha) + back[..., 2::-1][ink] * alpha).astype(np.uint8)  # RGBA -> BGR
+    return out
 
 
 def save_image(picture: np.ndarray, path: Path) -> None:
     """Write a PNG; refuses to replace an existing file."""
-    ok, data = cv2.imencode(".png", picture)
+    ok, data = cv2.imencode(".png", picture, [cv2.IMWRITE_PNG_COMPRESSION, 1])
     if not ok:
         raise OutputExists(f"could not encode the picture for {path}")
     try:
