@@ -43,17 +43,25 @@ def decode(path: Path, data: bytes) -> np.ndarray:
     return image
 
 
-def read_image(path: Path, data: bytes, opts: Options) -> tuple[np.ndarray, Reading]:
+def read_image(path: Path, data: bytes, opts: Options, trace: dict | None = None
+               ) -> tuple[np.ndarray, Reading]:
+    """The picture and what was read from it.  `trace`, when given, gets each
+    stage's result as soon as it exists (benchmarks score stages even when a
+    later stage fails)."""
+    trace = {} if trace is None else trace
     image = decode(path, data)
     geom, square = find_grid(image)
+    trace["geometry"] = geom
     log.info("%s: %dx%d grid found", path, geom.size, geom.size)
     layout, dark = None, None
     clues = None
     try:
         layout, dark = find_cages(square, geom)
+        trace["layout"] = layout
         log.info("%s: %d cages", path, len(layout.cages))
         before = ocr.PROCESSES
         clues = read_clues(dark, geom, layout, opts.ocr)
+        trace["clues"] = clues
         log.info("%s: labels read (%s) with %d tesseract process(es): %s", path, opts.ocr,
                  ocr.PROCESSES - before, " ".join(c.text or "?" for c in clues))
         puzzle, solution, notes = resolve(geom.size, clues, opts.time_limit)

@@ -1,0 +1,179 @@
+"""Accuracy and speed on real pictures that carry their truth.
+
+    .venv/bin/python bench/real.py ../shared/real-dev [DIR ...] [--fails] [--jobs 1]
+
+Every picture X in the folders (recursively) that has `X.truth.json` beside
+it is read by the whole pipeline (kkvision.pipeline.run, as `kkvision solve`
+does) and scored on what its truth knows (`known`: size, cages, clues,
+solution; format in ../shared/real-dev/README.md):
+  size    the grid found has the true size
+  cages   the cage layout read equals the truth's (cells only)
+  labels  labels read right (operator and target, before any correction), over
+          the known labels whose cage was found
+  solved  exit 0 with the true solution
+  WRONG   exit 0 with a wrong solution, or with a wrong size or cage layout
+          where the truth knows them: an answer printed as if it were right
+  refused exit code of each picture that was not solved (e.g. 5:3 = three
+          pictures refused with exit 5, clue unreadable)
+Rows are per folder (the folder the picture is in), then all together.  The
+seconds are the pipeline's own, in this process (decode to solution, no
+drawing), one picture at a time unless --jobs is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter, defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from kkvision.errors import KkvisionError  # noqa: E402
+from kkvision.pipeline import Options  # noqa: E402
+from kkvision.vision import read_image  # noqa: E402
+
+IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".webp"}
+
+
+@dataclass
+class Score:
+    path: str
+    known: tuple[str, ...]
+    exit_code: int = 0
+    seconds: float = 0.0
+    size: bool | None = None
+    cages: bool | None = None
+    labels_right: int = 0
+    labels_known: int = 0
+    solved: bool | None = None
+    wrong: bool = False
+    why: list[str] = field(default_factory=list)
+
+
+def pictures(folders: list[Path]) -> list[Path]:
+    found = []
+    for folder in folders:
+        for path in sorted(folder.rglob("*")):
+            if path.suffix.lower() in IMAGE_SUFFIXES and path.with_name(path.name + ".truth.json").exists():
+                found.append(path)
+    return found
+
+
+def _partition(cages) -> set[frozenset]:  # type: ignore[no-untyped-def]
+    return {frozenset(tuple(c) for c in cells) for cells in cages}
+
+
+def score(path: Path, ocr: str) -> Score:
+    truth = json.loads(path.with_name(path.name + ".truth.json").read_text())
+    known = tuple(truth.get("known", ()))
+    s = Score(str(path), known)
+    trace: dict = {}
+    t0 = time.perf_counter()
+    try:
+        _, reading = read_image(path, path.read_bytes(), Options(ocr=ocr), trace)
+    except KkvisionError as exc:
+        s.exit_code = int(exc.exit_code)
+        s.why.append(f"exit {s.exit_code}: {exc.message[:120]}")
+        reading = None
+    if reading is not None and not reading.solution.unique:  # the CLI refuses: exit 8, ambiguous
+        s.exit_code = 8
+        s.why.append("exit 8: several solutions")
+        reading = None
+    s.seconds = time.perf_counter() - t0
+    geom, layout, clues = trace.get("geometry"), trace.get("layout"), trace.get("clues")
+    if "size" in known:
+        s.size = geom is not None and geom.size == truth["size"]
+        if not s.size:
+            s.why.append(f"size {geom.size if geom else None} (truth {truth['size']})")
+    true_cells = _partition(c["cells"] for c in truth["cages"]) if "cages" in known else None
+    if true_cells is not None:
+        s.cages = bool(s.size) and layout is not None and _partition(layout.cages) == true_cells
+        if s.size and layout is not None and not s.cages:
+            s.why.append(f"cages: {len(_partition(layout.cages) - true_cells)} of {len(true_cells)} differ")
+    if "clues" in known:
+        read = {frozenset(cl.cells): cl for cl in clues or ()}
+        for cage in truth["cages"]:
+            s.labels_known += 1
+            cl = read.get(frozenset(tuple(c) for c in cage["cells"]))
+            if cl is not None and (cl.op, cl.target) == (cage["op"], cage["target"]):
+                s.labels_right += 1
+            elif cl is not None:
+                r, c = cage["cells"][0]
+                s.why.append(f"{chr(65 + c)}{r + 1}:{cage['target']}{cage['op']}->{cl.text or '_'}")
+    if reading is not None:  # exit 0: an answer would be printed
+        bad = []
+        if "solution" in known:
+            s.solved = [list(row) for row in reading.solution.grid] == truth["solution"]
+            if not s.solved:
+                bad.append("wrong solution")
+        if s.size is False:
+            bad.append("wrong size")
+        if true_cells is not None and _partition(c.cells for c in reading.puzzle.cages) != true_cells:
+            bad.append("wrong cages")
+        s.wrong = bool(bad)
+        if bad:
+            s.why.append("WRONG: " + ", ".join(bad))
+        if reading.notes:
+            s.why.append("notes: " + " | ".join(reading.notes)[:300])
+    elif "solution" in known:
+        s.solved = False
+    return s
+
+
+def table(scores: list[Score], root_of) -> str:  # type: ignore[no-untyped-def]
+    groups: dict[str, list[Score]] = defaultdict(list)
+    for s in scores:
+        groups[root_of(s)].append(s)
+    groups["all"] = scores
+    head = ("| folder | images | size right | cages right | labels right | solved right | WRONG"
+            " | refused (exit:count) | s/image |")
+    lines = [head, "|" + "---|" * 9]
+
+    def frac(num: int, den: int) -> str:
+        return f"{num}/{den}" if den else "-"
+
+    for name, group in groups.items():
+        size = [s.size for s in group if s.size is not None]
+        cages = [s.cages for s in group if s.cages is not None]
+        solved = [s.solved for s in group if s.solved is not None]
+        refused = Counter(s.exit_code for s in group if s.exit_code)
+        lines.append(
+            f"| {name} | {len(group)} | {frac(sum(size), len(size))} | {frac(sum(cages), len(cages))}"
+            f" | {frac(sum(s.labels_right for s in group), sum(s.labels_known for s in group))}"
+            f" | {frac(sum(solved), len(solved))} | {sum(s.wrong for s in group)}"
+            f" | {' '.join(f'{k}:{v}' for k, v in sorted(refused.items())) or '-'}"
+            f" | {sum(s.seconds for s in group) / len(group):.2f} |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("folders", type=Path, nargs="+")
+    ap.add_argument("--ocr", default="auto", choices=("auto", "glyphs", "tesseract"))
+    ap.add_argument("--fails", action="store_true", help="a line for each picture not solved right")
+    ap.add_argument("--jobs", type=int, default=1, help="pictures read at once (timing is then shared)")
+    args = ap.parse_args()
+    paths = pictures(args.folders)
+    if not paths:
+        print("no pictures with a .truth.json beside them", file=sys.stderr)
+        return 2
+    if args.jobs > 1:
+        with ProcessPoolExecutor(args.jobs) as pool:
+            scores = list(pool.map(score, paths, [args.ocr] * len(paths)))
+    else:
+        scores = [score(p, args.ocr) for p in paths]
+    if args.fails:
+        for s in scores:
+            if s.why:
+                print(f"{Path(s.path).name}: " + "; ".join(s.why), file=sys.stderr)
+    print(table(scores, lambda s: Path(s.path).parent.name))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
