@@ -10,6 +10,7 @@ image it runs the stages one by one and counts:
   cages  every cage border right (given the size)
   clues  labels read right, over cages whose layout was right
   solved final grid equals the truth and was reported unique
+  WRONG  an answer given (exit 0) that is not the truth
 and the seconds per image (whole pipeline) and tesseract processes spawned.
 Images are rendered to memory, PNG/JPEG-encoded as a user's file would be.
 """
@@ -30,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kkvision.errors import KkvisionError  # noqa: E402
 from kkvision.generate import random_puzzle  # noqa: E402
+from kkvision.pipeline import OCR_ENGINES  # noqa: E402
 from kkvision.synth import HELDOUT_FONTS, STYLES, TRAIN_FONTS, available, render  # noqa: E402
 from kkvision.vision import decode, ocr  # noqa: E402
 from kkvision.vision.cages import find_cages  # noqa: E402
@@ -50,7 +52,7 @@ def cases(count: int, seed: int):
 
 
 def run_one(data: bytes, puzzle, grid, engine: str) -> tuple[dict, str]:
-    marks = {"size": False, "cages": False, "clues": 0, "clue_total": 0, "solved": False}
+    marks = {"size": False, "cages": False, "clues": 0, "clue_total": 0, "solved": False, "wrong": False}
     why = ""
     try:
         image = decode(Path("bench.png"), data)
@@ -58,9 +60,9 @@ def run_one(data: bytes, puzzle, grid, engine: str) -> tuple[dict, str]:
         marks["size"] = geom.size == puzzle.size
         if not marks["size"]:
             return marks, f"size {geom.size}"
-        layout, dark = find_cages(square, geom)
+        layout, _ = find_cages(square, geom)
         marks["cages"] = layout.cages == tuple(c.cells for c in puzzle.cages)
-        clues = read_clues(dark, geom, layout, engine)
+        clues = read_clues(square, geom, layout, engine)
         if marks["cages"]:
             truth = {c.anchor: c for c in puzzle.cages}
             for cl in clues:
@@ -74,6 +76,7 @@ def run_one(data: bytes, puzzle, grid, engine: str) -> tuple[dict, str]:
             why += " cages wrong"
         _, solution, notes = resolve(geom.size, clues, 20.0)
         marks["solved"] = solution.unique and solution.grid == grid
+        marks["wrong"] = solution.unique and solution.grid != grid
         if not marks["solved"]:
             why += " wrong solution" if solution.unique else " ambiguous"
     except KkvisionError as exc:
@@ -85,7 +88,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", type=int, default=210)
     ap.add_argument("--seed", type=int, default=1000)
-    ap.add_argument("--ocr", default="auto", choices=("auto", "glyphs", "tesseract"))
+    ap.add_argument("--ocr", default="auto", choices=OCR_ENGINES)
     ap.add_argument("--fails", action="store_true", help="list each failing image")
     ap.add_argument("--verbose", action="store_true", help="a line per image")
     ap.add_argument("--save", type=Path, help="write failing images here")
@@ -116,6 +119,7 @@ def main() -> None:
             g["clues"] += marks["clues"]
             g["clue_total"] += marks["clue_total"]
             g["solved"] += marks["solved"]
+            g["wrong"] += marks["wrong"]
             g["seconds"] += seconds
             g["tesseract"] += ocr.PROCESSES - before
         if args.fails and not marks["solved"]:
@@ -124,12 +128,13 @@ def main() -> None:
             args.save.mkdir(parents=True, exist_ok=True)
             (args.save / f"fail{i:03d}{ext}").write_bytes(data)
 
-    print(f"{'group':<22}{'images':>7}{'size':>8}{'cages':>8}{'clues':>8}{'solved':>8}{'s/img':>8}{'tess/img':>9}")
+    print(f"{'group':<22}{'images':>7}{'size':>8}{'cages':>8}{'clues':>8}{'solved':>8}{'WRONG':>7}{'s/img':>8}"
+          f"{'tess/img':>9}")
     for key in sorted(groups, key=lambda k: (k != "all", k)):
         g = groups[key]
         m = g["images"]
         print(f"{key:<22}{int(m):>7}{g['size'] / m:>8.1%}{g['cages'] / m:>8.1%}"
-              f"{g['clues'] / max(1, g['clue_total']):>8.1%}{g['solved'] / m:>8.1%}"
+              f"{g['clues'] / max(1, g['clue_total']):>8.1%}{g['solved'] / m:>8.1%}{int(g['wrong']):>7}"
               f"{g['seconds'] / m:>8.2f}{g['tesseract'] / m:>9.2f}")
     if slow9:
         print(f"9x9 images: mean {np.mean(slow9):.2f} s, max {np.max(slow9):.2f} s")

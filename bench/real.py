@@ -34,7 +34,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kkvision.errors import KkvisionError  # noqa: E402
-from kkvision.pipeline import Options  # noqa: E402
+from kkvision.pipeline import (
+    OCR_ENGINES,  # noqa: E402
+    Options,  # noqa: E402
+)
 from kkvision.vision import read_image  # noqa: E402
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".webp"}
@@ -154,7 +157,7 @@ def table(scores: list[Score], root_of) -> str:  # type: ignore[no-untyped-def]
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("folders", type=Path, nargs="+")
-    ap.add_argument("--ocr", default="auto", choices=("auto", "glyphs", "tesseract"))
+    ap.add_argument("--ocr", default="auto", choices=OCR_ENGINES)
     ap.add_argument("--fails", action="store_true", help="a line for each picture not solved right")
     ap.add_argument("--jobs", type=int, default=1, help="pictures read at once (timing is then shared)")
     args = ap.parse_args()

@@ -13,7 +13,7 @@ from pathlib import Path
 from . import __version__, formats
 from .answers import check_answers, read_answers
 from .errors import ExitCode, KkvisionError, OutputExists
-from .pipeline import Options, Outcome, run
+from .pipeline import OCR_ALIASES, OCR_ENGINES, Options, Outcome, run
 from .report import grid_text, result_json
 
 log = logging.getLogger("kkvision")
@@ -34,8 +34,9 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--format", choices=formats.FORMATS, help="text format (default: detect)")
         sp.add_argument("--time-limit", type=float, default=20.0, help="solver seconds (default 20)")
         sp.add_argument("--debug-dir", type=Path, help="write each vision stage's picture here")
-        sp.add_argument("--ocr", choices=("auto", "glyphs", "tesseract"), default="auto",
-                        help="clue reader: shipped glyph model, tesseract, or both (auto)")
+        sp.add_argument("--ocr", choices=OCR_ENGINES + tuple(OCR_ALIASES), default="auto",
+                        help="clue reader: the shipped label model alone (model), with tesseract as a second"
+                             " witness (auto), or tesseract's digits first (tesseract)")
         sp.add_argument("--json", action="store_true", help="print JSON instead of text")
         sp.add_argument("-o", "--output", type=Path,
                         help="image to write (default INPUT.solved.png / INPUT.checked.png beside the input)")
@@ -53,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("input", type=Path)
     v.add_argument("--format", choices=formats.FORMATS, help="input text format (default: detect)")
     v.add_argument("--to", choices=formats.FORMATS, required=True)
-    v.add_argument("--ocr", choices=("auto", "glyphs", "tesseract"), default="auto")
+    v.add_argument("--ocr", choices=OCR_ENGINES + tuple(OCR_ALIASES), default="auto")
     return p
 
 
@@ -90,7 +91,7 @@ def _write_image(args: argparse.Namespace, outcome: Outcome, kind: str,
 
 def _options(args: argparse.Namespace) -> Options:
     return Options(fmt=args.format, time_limit=getattr(args, "time_limit", 20.0),
-                   debug_dir=getattr(args, "debug_dir", None), ocr=args.ocr)
+                   debug_dir=getattr(args, "debug_dir", None), ocr=OCR_ALIASES.get(args.ocr, args.ocr))
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -166,7 +167,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    outcome = run(args.input, Options(fmt=args.format, ocr=args.ocr))
+    outcome = run(args.input, Options(fmt=args.format, ocr=OCR_ALIASES.get(args.ocr, args.ocr)))
     print(formats.write(outcome.puzzle, args.to), end="")
     return ExitCode.OK
 

@@ -23,6 +23,7 @@ class ExitCode(IntEnum):
     OUTPUT_EXISTS = 10  # refusing to overwrite a file
     ANSWERS_WRONG = 11  # `check`: some of the user's answers are wrong
     TIMEOUT = 12  # the solver found no answer within --time-limit
+    UNCERTAIN = 13  # labels read from a picture could mean different puzzles with different solutions
 
 
 class KkvisionError(Exception):
@@ -65,6 +66,12 @@ class Unsolvable(KkvisionError):
 
 class Ambiguous(KkvisionError):
     exit_code = ExitCode.AMBIGUOUS
+
+
+class UncertainReading(KkvisionError):
+    """Two readings of a picture's labels, nearly as likely, give different solutions."""
+
+    exit_code = ExitCode.UNCERTAIN
 
 
 class SolverTimeout(KkvisionError):

@@ -18,6 +18,10 @@ from .puzzle import Puzzle
 from .solver import DEFAULT_TIME_LIMIT, Solution, solve
 
 IMAGE_MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"BM", b"II*\x00", b"MM\x00*", b"RIFF")
+# clue readers: the shipped label network alone, the network with tesseract
+# as a second witness of the digits, or tesseract's digits leading
+OCR_ENGINES = ("auto", "model", "tesseract")
+OCR_ALIASES = {"glyphs": "model"}  # the name of the built-in reader before the network replaced it
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".webp"}
 
 
@@ -26,7 +30,7 @@ class Options:
     fmt: str | None = None
     time_limit: float = DEFAULT_TIME_LIMIT
     debug_dir: Path | None = None
-    ocr: str = "auto"  # clue recogniser: auto | glyphs | tesseract
+    ocr: str = "auto"  # clue reader, one of OCR_ENGINES
 
 
 @dataclass(frozen=True)

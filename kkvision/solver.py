@@ -73,58 +73,60 @@ def _add_cage(model, x, cage: Cage, n: int, when) -> bool:  # type: ignore[no-un
     return True
 
 
-def choose_readings(n: int, candidates: list[list[Cage | None]], time_limit: float = 10.0
-                    ) -> tuple[list[Cage | None], Grid, bool] | None:
-    """Pick one candidate clue per cage (candidates[i][0] is the preferred
-    reading; None stands for an unreadable label: no constraint) so that some
-    grid satisfies them all, changing as few preferred readings as possible.
-    Returns the choice, a grid, and whether that grid is the only one under
-    the chosen clues; None when no choice works."""
+@dataclass(frozen=True)
+class Choice:
+    """One reading per label (an index into its options), the grid it gives,
+    and its cost (the sum of the chosen options' costs)."""
+
+    picks: tuple[int, ...]
+    grid: Grid
+    cost: int
+    proven: bool  # the solver proved no cheaper choice exists
+
+
+def most_probable(n: int, options: list[list[tuple[Cage | None, int]]], time_limit: float = 10.0,
+                  forbid: Grid | None = None) -> Choice | None:
+    """The cheapest choice of one option per label such that some grid meets
+    every chosen clue (a None option constrains nothing), optionally with the
+    grid `forbid` excluded.  Costs are integers (scaled -log probabilities).
+    None when no choice gives a grid; SolverTimeout when the solver could not
+    tell within the time limit."""
     from ortools.sat.python import cp_model
 
-    def build(fixed: list[Cage | None] | None):  # type: ignore[no-untyped-def]
-        model = cp_model.CpModel()
-        x = _latin(model, n)
-        picks, cost = [], []
-        for i, options in enumerate(candidates if fixed is None else [[c] for c in fixed]):
-            lits = []
-            for j, cage in enumerate(options):
-                lit = model.new_bool_var(f"c{i}_{j}")
-                if cage is None or _add_cage(model, x, cage, n, lit):
-                    lits.append((lit, cage))
-                    if j:
-                        cost.append(j * lit)
-                else:
-                    model.add(lit == 0)
-            if not lits:
-                return None
-            model.add_exactly_one(lit for lit, _ in lits)
-            picks.append(lits)
-        if cost:
-            model.minimize(sum(cost))
-        return model, x, picks
-
-    def run(model):  # type: ignore[no-untyped-def]
-        solver = cp_model.CpSolver()
-        solver.parameters.max_time_in_seconds = time_limit
-        solver.parameters.num_workers = 2
-        status = solver.solve(model)
-        return solver if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
-
-    built = build(None)
-    if built is None:
+    model = cp_model.CpModel()
+    x = _latin(model, n)
+    picks, cost = [], []
+    for i, opts in enumerate(options):
+        lits = []
+        for j, (cage, c) in enumerate(opts):
+            lit = model.new_bool_var(f"c{i}_{j}")
+            if cage is None or _add_cage(model, x, cage, n, lit):
+                lits.append((lit, j))
+                if c:
+                    cost.append(c * lit)
+            else:
+                model.add(lit == 0)
+        if not lits:
+            return None
+        model.add_exactly_one(lit for lit, _ in lits)
+        picks.append(lits)
+    if forbid is not None:
+        _forbid(model, x, forbid)
+    if cost:
+        model.minimize(sum(cost))
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = time_limit
+    solver.parameters.num_workers = 2
+    status = solver.solve(model)
+    if status == cp_model.INFEASIBLE:
         return None
-    model, x, picks = built
-    solver = run(model)
-    if solver is None:
-        return None
-    chosen = [next(cage for lit, cage in lits if solver.value(lit)) for lits in picks]
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        raise SolverTimeout(f"the solver could not weigh the readings within {time_limit:g} s;"
+                            " try a larger --time-limit")
+    chosen = tuple(next(j for lit, j in lits if solver.value(lit)) for lits in picks)
     grid = tuple(tuple(int(solver.value(x[r][c])) for c in range(n)) for r in range(n))
-    again = build(chosen)  # is the grid the only one under these clues?
-    assert again is not None
-    model2, x2, _ = again
-    _forbid(model2, x2, grid)
-    return chosen, grid, run(model2) is None
+    total = sum(options[i][j][1] for i, j in enumerate(chosen))
+    return Choice(chosen, grid, total, status == cp_model.OPTIMAL)
 
 
 def solve(puzzle: Puzzle, time_limit: float = DEFAULT_TIME_LIMIT, require_unique: bool = False) -> Solution:

@@ -5,18 +5,28 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
+REAL_DEV = ROOT.parent / "shared" / "real-dev"  # real pictures with their truth; never copied into the repo
 
 
 def pytest_collection_modifyitems(config, items):
-    """`@pytest.mark.needs_tesseract` tests run the real tesseract binary; skip them without it."""
-    if shutil.which("tesseract"):
-        return
-    skip = pytest.mark.skip(reason="tesseract binary not installed (apt install tesseract-ocr)")
+    """Skip `needs_tesseract` tests without the tesseract binary, and
+    `needs_shared` tests without ../shared/real-dev beside the checkout."""
+    skips = {}
+    if not shutil.which("tesseract"):
+        skips["needs_tesseract"] = pytest.mark.skip(reason="tesseract binary not installed (apt install tesseract-ocr)")
+    if not REAL_DEV.is_dir():
+        skips["needs_shared"] = pytest.mark.skip(reason=f"{REAL_DEV} is absent")
     for item in items:
-        if "needs_tesseract" in item.keywords:
-            item.add_marker(skip)
+        for marker, skip in skips.items():
+            if marker in item.keywords:
+                item.add_marker(skip)
 
 
 @pytest.fixture
 def samples() -> Path:
     return SAMPLES
+
+
+@pytest.fixture
+def real_dev() -> Path:
+    return REAL_DEV

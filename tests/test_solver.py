@@ -59,32 +59,27 @@ def test_large_hidden_operator_cage_is_modelled_without_enumerating_sums():
     assert not s.unique and s.other is not None
 
 
-def test_choose_readings_changes_the_fewest_labels():
-    from kkvision.solver import choose_readings
+def test_most_probable_takes_the_cheapest_choice_that_has_a_grid():
+    from kkvision.solver import most_probable
 
     puzzle, grid = random_puzzle(5, seed=3)
-    wrong = list(puzzle.cages)
-    k = next(i for i, c in enumerate(wrong) if c.op == "+")
-    bad = Cage("+", wrong[k].target + 1, wrong[k].cells)
-    candidates = [[c] for c in wrong]
-    candidates[k] = [bad, wrong[k]]  # the misread first, the truth as an alternative
-    found = choose_readings(5, candidates)
-    assert found is not None
-    chosen, solved, unique = found
-    assert chosen[k] == wrong[k] and solved == grid and unique
-    assert choose_readings(5, [[bad]] + [[c] for i, c in enumerate(wrong) if i != k]) is None
+    k = next(i for i, c in enumerate(puzzle.cages) if c.op == "+")
+    bad = Cage("+", puzzle.cages[k].target + 1, puzzle.cages[k].cells)
+    options = [[(c, 0)] for c in puzzle.cages]
+    options[k] = [(bad, 0), (puzzle.cages[k], 300)]  # the misread is cheaper, the truth an alternative
+    found = most_probable(5, options)
+    assert found is not None and found.proven
+    assert found.picks[k] == 1 and found.grid == grid and found.cost == 300
+    assert most_probable(5, [[(bad, 0)]] + [[(c, 0)] for i, c in enumerate(puzzle.cages) if i != k]) is None
 
 
-def test_an_unreadable_label_can_be_left_out():
-    from kkvision.solver import choose_readings
+def test_most_probable_can_forbid_a_grid_and_leave_a_label_out():
+    from kkvision.solver import most_probable
 
     puzzle, grid = random_puzzle(5, seed=8)
-    candidates = [[c] for c in puzzle.cages]
-    k = max(range(len(candidates)), key=lambda i: len(puzzle.cages[i].cells))
-    candidates[k] = [None]  # that label could not be read
-    found = choose_readings(5, candidates)
-    assert found is not None
-    chosen, solved, unique = found
-    assert chosen[k] is None
-    if unique:  # the other labels pin the grid down: it must be the true one
-        assert solved == grid
+    options = [[(c, 0)] for c in puzzle.cages]
+    assert most_probable(5, options, forbid=grid) is None  # the puzzle is unique
+    k = max(range(len(options)), key=lambda i: len(puzzle.cages[i].cells))
+    options[k] = [(None, 50)]  # that label could not be read
+    found = most_probable(5, options)
+    assert found is not None and found.picks[k] == 0 and found.cost == 50

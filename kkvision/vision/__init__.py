@@ -53,14 +53,14 @@ def read_image(path: Path, data: bytes, opts: Options, trace: dict | None = None
     geom, square = find_grid(image)
     trace["geometry"] = geom
     log.info("%s: %dx%d grid found", path, geom.size, geom.size)
-    layout, dark = None, None
+    layout = None
     clues = None
     try:
-        layout, dark = find_cages(square, geom)
+        layout, _ = find_cages(square, geom)
         trace["layout"] = layout
         log.info("%s: %d cages", path, len(layout.cages))
         before = ocr.PROCESSES
-        clues = read_clues(dark, geom, layout, opts.ocr)
+        clues = read_clues(square, geom, layout, opts.ocr)
         trace["clues"] = clues
         log.info("%s: labels read (%s) with %d tesseract process(es): %s", path, opts.ocr,
                  ocr.PROCESSES - before, " ".join(c.text or "?" for c in clues))

@@ -1,14 +1,12 @@
-"""Stage 3: read each cage's label into (operator, target).
+"""Stage 3: read each cage's label as texts with probabilities.
 
-The glyph model reads every glyph; the operator is the label's last glyph
-when that is an operator class (÷ is recognised as its own three-part shape,
-never as +).  A label with no operator is a bare number: a constant on a
-single cell, a hidden operator on a bigger cage.  Each reading keeps, per
-glyph, the runner-up classes so the reading stage can try corrections.  In
-auto and tesseract modes every label's digits are also read by ONE batched
-tesseract process: where the two readers agree the digits are sure; where
-they differ the surer reading leads (tesseract's always in tesseract mode)
-and the other is the first correction tried.
+The label network (labels.py) reads the top of every cage's first cell and
+gives its few most probable texts ('12+', '3', '' for nothing legible).  In
+`tesseract` and `auto` modes tesseract also reads every label's digits in ONE
+process (ocr.py) and counts as an independent witness: texts whose digits
+agree with it become more probable (TESSERACT_RIGHT), and its own digits join
+the candidates when the network did not offer them.  The reading stage then
+weighs every cage's candidates together with the solver.
 """
 
 from __future__ import annotations
@@ -20,23 +18,36 @@ import numpy as np
 from ..puzzle import Cell
 from . import ocr
 from .cages import CageLayout
-from .glyphs import Glyph, classify, label_crop, segment
 from .grid import GridGeometry
+from .labels import label_crop, read_labels
 
-OPERATORS = {"+": "+", "-": "-", "*": "*", "/": "/", "÷": "/"}
-UNSURE = 0.12  # glyph confidence below which tesseract's digits lead when the readers differ
+OPERATORS = {"+": "+", "-": "-", "*": "*", "/": "/", "÷": "/", "x": "*", "×": "*", "−": "-"}
+TESSERACT_RIGHT = 0.75  # how often tesseract's digits are the label's (its likelihood as a witness)
+DIGIT_STRINGS = 20  # the digit strings tesseract is taken to confuse among, for its error likelihood
+NEW_TEXT_SHARE = 0.5  # of the network's leftover probability, what a tesseract-only text may take
 
 
 @dataclass(frozen=True)
 class ClueReading:
     cells: tuple[Cell, ...]
-    text: str  # the glyph classes read, e.g. '12+' ('÷' kept as read)
-    op: str
-    target: int | None  # None: no digits found
-    confidence: float  # weakest glyph's
-    alternatives: tuple[str, ...]  # other plausible texts, most likely first
-    source: str = "glyphs"  # or 'tesseract'
-    op_confidence: float = 1.0  # the operator glyph's (tesseract cannot vouch for it)
+    texts: tuple[tuple[str, float], ...]  # what the label may say, most probable first ('' = nothing)
+    source: str = "model"  # 'model', or 'model+tesseract'
+
+    @property
+    def text(self) -> str:
+        return self.texts[0][0] if self.texts else ""
+
+    @property
+    def probability(self) -> float:
+        return self.texts[0][1] if self.texts else 0.0
+
+    @property
+    def op(self) -> str:
+        return parse(self.text, len(self.cells))[0]
+
+    @property
+    def target(self) -> int | None:
+        return parse(self.text, len(self.cells))[1]
 
 
 def parse(text: str, ncells: int) -> tuple[str, int | None]:
@@ -53,74 +64,42 @@ def parse(text: str, ncells: int) -> tuple[str, int | None]:
     return (op or "?"), target
 
 
-def _alternatives(chars: list[str], confs: list[float], others: list[tuple[str, ...]]) -> tuple[str, ...]:
-    """Texts with one glyph swapped for its runner-up (least sure first; an
-    operator for each other operator), then with one glyph dropped."""
-    order = sorted(range(len(chars)), key=lambda i: confs[i])
-    alts = []
-    for i in order:
-        swaps = [o for o in others[i] if o in OPERATORS][:3] if chars[i] in OPERATORS else list(others[i][:1])
-        for o in swaps:
-            alts.append("".join(chars[:i] + [o] + chars[i + 1:]))
-    for i in order:
-        alts.append("".join(chars[:i] + chars[i + 1:]))
-    return tuple(dict.fromkeys(a for a in alts if a and a != "".join(chars)))
-
-
-def _digit_crop(dark: np.ndarray, glyphs: list[Glyph], chars: list[str]) -> np.ndarray:
-    """The label without its final operator: what tesseract is asked to read."""
-    keep = glyphs[:-1] if len(glyphs) > 1 and chars[-1] in OPERATORS else glyphs
-    x0, y0 = min(g.x0 for g in keep), min(g.y0 for g in keep)
-    x1, y1 = max(g.x1 for g in keep), max(g.y1 for g in keep)
-    return dark[y0:y1, x0:x1]
-
-
-def read_clues(dark: np.ndarray, geom: GridGeometry, layout: CageLayout, engine: str = "auto"
+def read_clues(square: np.ndarray, geom: GridGeometry, layout: CageLayout, engine: str = "auto"
                ) -> tuple[ClueReading, ...]:
-    crops, readings, asked = [], [], []
-    cut = [(label_crop(dark, geom, cells[0]), cells) for cells in layout.cages]
-    segmented = [segment(crop) for crop, _ in cut]
-    everything = classify([g for glyphs in segmented for g in glyphs])  # one batch for the puzzle
-    at = 0
-    for (crop, cells), glyphs in zip(cut, segmented):
-        classes = everything[at: at + len(glyphs)]
-        at += len(glyphs)
-        chars = [c for c, _, _ in classes]
-        confs = [p for _, p, _ in classes]
-        others = [s for _, _, s in classes]
-        text = "".join(chars)
-        op, target = parse(text, len(cells))
-        conf = min(confs) if confs else 0.0
-        if any(ch in OPERATORS for ch in text[:-1]):  # an operator mid-label: something was misread
-            conf = 0.0
-        op_conf = confs[-1] if chars and chars[-1] in OPERATORS else 1.0
-        readings.append(ClueReading(cells, text, op, target, conf, _alternatives(chars, confs, others),
-                                    op_confidence=op_conf))
-        crops.append(_digit_crop(crop, glyphs, chars) if glyphs else crop)
-        if engine in ("tesseract", "auto"):
-            asked.append(len(readings) - 1)
-    if asked:
-        numbers = ocr.read_numbers([crops[i] for i in asked])
-        for i, digits in zip(asked, numbers):
-            readings[i] = _combine(readings[i], digits, engine)
-    return tuple(readings)
+    """Every cage's label, read from the grey grid square."""
+    boxes = [geom.cell_box(*cells[0]) for cells in layout.cages]
+    labels = read_labels(square, boxes)
+    readings = [ClueReading(cells, lab.texts) for cells, lab in zip(layout.cages, labels)]
+    if engine not in ("tesseract", "auto") or not readings:
+        return tuple(readings)
+    crops = [_digit_crop(square, box, rd.text) for box, rd in zip(boxes, readings)]
+    numbers = ocr.read_numbers(crops)
+    return tuple(_witness(rd, digits) for rd, digits in zip(readings, numbers))
 
 
-def _combine(glyph: ClueReading, digits: str, engine: str) -> ClueReading:
-    """Merge tesseract's digits with the glyph reading.  Agreement makes a
-    label sure; on disagreement the surer reading leads and the other becomes
-    the first alternative the reading stage tries."""
-    op_char = glyph.text[-1] if glyph.text and glyph.text[-1] in OPERATORS else ""
-    theirs = digits + op_char
-    ncells = len(glyph.cells)
-    if not digits or theirs == glyph.text:
-        sure = min(0.95, glyph.op_confidence) if digits else glyph.confidence
-        return ClueReading(glyph.cells, glyph.text, glyph.op, glyph.target, max(glyph.confidence, sure),
-                           glyph.alternatives, glyph.source, glyph.op_confidence)
-    if engine == "tesseract" or glyph.confidence < UNSURE or glyph.target is None:
-        op, target = parse(theirs, ncells)
-        other_ops = tuple(digits + o for o in "+-*÷" if digits + o != theirs)
-        return ClueReading(glyph.cells, theirs, op, target, 0.0,
-                           (glyph.text,) + other_ops + glyph.alternatives, "tesseract", glyph.op_confidence)
-    return ClueReading(glyph.cells, glyph.text, glyph.op, glyph.target, 0.0,
-                       (theirs,) + glyph.alternatives, glyph.source, glyph.op_confidence)
+def _digit_crop(square: np.ndarray, box: tuple[float, float, float, float], text: str) -> np.ndarray:
+    """The label's crop as darkness, without its operator's share of the width
+    (tesseract reads only digits; an operator would be read as one)."""
+    crop = label_crop(square, box)
+    if text and text[-1] in OPERATORS and len(text) > 1:
+        ink = np.flatnonzero(crop.max(axis=0) > 0.5)
+        if ink.size:
+            right = ink[0] + (ink[-1] - ink[0]) * (len(text) - 1) / len(text)
+            crop = crop[:, : int(right) + 1]
+    return crop
+
+
+def _witness(rd: ClueReading, digits: str) -> ClueReading:
+    """Bayes with tesseract as an independent witness of the digits."""
+    if not digits:
+        return rd
+    right, wrong = TESSERACT_RIGHT, (1 - TESSERACT_RIGHT) / DIGIT_STRINGS
+    texts = dict(rd.texts)
+    leftover = max(0.0, 1.0 - sum(texts.values()))
+    op = rd.text[-1] if rd.text and rd.text[-1] in OPERATORS else ""
+    if digits + op not in texts:
+        texts[digits + op] = NEW_TEXT_SHARE * leftover
+    weighted = {t: p * (right if t.rstrip("+-*/") == digits else wrong) for t, p in texts.items()}
+    total = sum(weighted.values()) + leftover * (1 - NEW_TEXT_SHARE) * wrong
+    ranked = sorted(((t, p / total) for t, p in weighted.items() if p > 0), key=lambda tp: -tp[1])
+    return ClueReading(rd.cells, tuple(ranked), "model+tesseract")

@@ -1,33 +1,41 @@
-"""Stage 4: turn clue readings into a Puzzle the solver accepts.
+"""Stage 4: decide what the labels say, all together, with the solver.
 
-A reading that cannot be a clue (no digits, a target no digits can reach)
-is replaced by its next alternative.  If the puzzle is then unsolvable, the
-solver chooses among the unsure labels' alternative readings the fewest
-changes that make it solvable (solver.choose_readings).  If it has several
-solutions, single-label corrections are tried, least sure label first, and
-the first that gives exactly one solution is kept.  Every change
-is reported in `notes`: kkvision never prints the solution of a puzzle other
-than the one it read without saying so.
+Every label comes with candidate texts and their probabilities (clues.py).
+Each text that can be a clue for its cage is an option, and so is
+'unreadable' (the label constrains nothing), priced at the probability the
+reader left to texts it did not offer.  The solver finds the most probable
+choice of one option per label under which the puzzle has a solution, then
+the most probable choice whose solution differs.  kkvision answers only when
+the first is at least e^MARGIN times more probable than the second; otherwise
+it says which labels decide and what they might say (exit 13), or that the
+puzzle as read has several solutions (exit 8).  An unreadable label that was
+solved without gets a clue the solution meets.  Every label read otherwise
+than the reader's first choice is reported in `notes`: kkvision never prints
+the solution of a puzzle other than the one it read without saying so.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Sequence
+import math
 
-from ..errors import ClueUnreadable, InvalidPuzzle, SolverTimeout, Unsolvable
+from ..errors import Ambiguous, ClueUnreadable, InvalidPuzzle, SolverTimeout, UncertainReading, Unsolvable
 from ..puzzle import Cage, Puzzle, cell_name, target_possible
-from ..solver import Solution, choose_readings, solve
+from ..solver import Choice, Solution, most_probable
 from .clues import ClueReading, parse
 
-MAX_TRIES = 40
-MAX_UNREADABLE = 0.15  # more unreadable labels than this share: give up (exit code 5)
-SURE = 0.9  # a label both readers agree on is not second-guessed
-ALTERNATIVES = 5
-CORRECTION_BUDGET = 6.0  # seconds of solver time spent trying corrections
+SCALE = 100  # solver cost units per nat of log-probability (integer costs)
+MIN_PROBABILITY = 1e-5  # no option is deemed less likely than this
+UNREADABLE_SPREAD = 20.0  # the leftover probability is shared among about this many other texts
+MARGIN = math.log(50)  # the answer must be this many nats (50x) more probable than any other solution's
+MAX_UNREADABLE = 0.15  # more labels than this share solved without: refuse (exit 5)
 
 
 def _cage(text: str, cells: tuple[tuple[int, int], ...], n: int) -> Cage | None:
+    """The clue a text gives for these cells; None when it cannot be one."""
+    if text and text[-1] in "+-*/" and len(cells) == 1:
+        return None  # a single cell holds a bare number
+    if text and text[-1] in "-/" and len(cells) != 2:
+        return None
     op, target = parse(text, len(cells))
     if target is None:
         return None
@@ -38,19 +46,21 @@ def _cage(text: str, cells: tuple[tuple[int, int], ...], n: int) -> Cage | None:
     return cage if target_possible(cage, n) else None
 
 
-def _first_valid(reading: ClueReading, n: int) -> tuple[Cage | None, str]:
-    """The first reading that can be a clue; (None, '') when none can."""
-    for text in (reading.text,) + reading.alternatives:
-        cage = _cage(text, reading.cells, n)
+def _cost(p: float) -> int:
+    return round(-SCALE * math.log(max(p, MIN_PROBABILITY)))
+
+
+def options(rd: ClueReading, n: int) -> list[tuple[Cage | None, int]]:
+    """The label's possible clues with their costs, most probable first;
+    the last is None (unreadable)."""
+    prob: dict[Cage, float] = {}
+    for text, p in rd.texts:
+        cage = _cage(text, rd.cells, n)
         if cage is not None:
-            return cage, text
-    return None, ""
-
-
-def _unreadable(readings: list[ClueReading]) -> ClueUnreadable:
-    where = ", ".join(f"{cell_name(rd.cells[0])} (read {rd.text or 'nothing'!r})" for rd in readings[:6])
-    return ClueUnreadable(f"cannot read the label of the cage at {where}; try a sharper or closer"
-                          " picture, or --debug-dir to see what was read")
+            prob[cage] = prob.get(cage, 0.0) + p
+    leftover = max(0.0, 1.0 - sum(prob.values()))
+    ranked = sorted(prob.items(), key=lambda cp: -cp[1])
+    return [(c, _cost(p)) for c, p in ranked] + [(None, _cost(leftover / UNREADABLE_SPREAD))]
 
 
 def _inferred(rd: ClueReading, grid: tuple[tuple[int, ...], ...]) -> Cage:
@@ -61,10 +71,7 @@ def _inferred(rd: ClueReading, grid: tuple[tuple[int, ...], ...]) -> Cage:
         return Cage("=", values[0], rd.cells)
     hi, lo = max(values), min(values)
     if rd.op == "*":
-        prod = 1
-        for v in values:
-            prod *= v
-        return Cage("*", prod, rd.cells)
+        return Cage("*", math.prod(values), rd.cells)
     if rd.op == "-" and len(values) == 2:
         return Cage("-", hi - lo, rd.cells)
     if rd.op == "/" and len(values) == 2 and hi % lo == 0:
@@ -72,94 +79,66 @@ def _inferred(rd: ClueReading, grid: tuple[tuple[int, ...], ...]) -> Cage:
     return Cage("+" if rd.op == "+" else "?", sum(values), rd.cells)
 
 
+def _said(cage: Cage | None) -> str:
+    return "nothing legible" if cage is None else cage.label
+
+
+def _read_as(rd: ClueReading) -> str:
+    return repr(rd.text) if rd.text else "nothing"
+
+
 def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> tuple[Puzzle, Solution, list[str]]:
-    notes: list[str] = []
-    firsts = [_first_valid(rd, n) for rd in readings]
-    lost = [rd for rd, (cage, _) in zip(readings, firsts) if cage is None]
-    if lost:
-        if len(lost) > MAX_UNREADABLE * len(readings):
-            raise _unreadable(lost)
-        return _choose(n, readings, [c for c, _ in firsts], time_limit, notes)
-    cages: list[Cage] = []
-    for rd, (cage, text) in zip(readings, firsts):
-        assert cage is not None
-        if text != rd.text:
-            notes.append(f"label at {cell_name(rd.cells[0])} read as {rd.text!r} cannot be right"
-                         f" for {len(rd.cells)} cells; using {cage.label}")
-        cages.append(cage)
-    puzzle = Puzzle(n, tuple(cages))
-    try:
-        solution: Solution | None = solve(puzzle, time_limit)
-    except Unsolvable:
-        solution = None
-    if solution is not None and solution.unique:
-        return puzzle, solution, notes
-    if solution is None:
-        return _choose(n, readings, cages, time_limit, notes)
-    problem = "has several solutions"
-    order = sorted(range(len(readings)), key=lambda i: readings[i].confidence)
-    tries = 0
-    deadline = time.monotonic() + CORRECTION_BUDGET
-    for i in order:
-        for alt in readings[i].alternatives[:4]:
-            swapped = _cage(alt, readings[i].cells, n)
-            if swapped is None or swapped == cages[i]:
-                continue
-            cage = swapped
-            tries += 1
-            left = deadline - time.monotonic()
-            if tries > MAX_TRIES or left <= 0.05:
-                break
-            candidate = Puzzle(n, tuple(cages[:i] + [cage] + cages[i + 1:]))
-            try:
-                sol = solve(candidate, min(time_limit, 1.5, left))
-            except (Unsolvable, SolverTimeout):
-                continue
-            if sol.unique:
-                notes.append(f"the puzzle as read {problem}; reading the label at"
-                             f" {cell_name(readings[i].cells[0])} as {cage.label} instead of"
-                             f" {cages[i].label} makes it solvable with one solution")
-                return candidate, sol, notes
-    return puzzle, solution, notes
-
-
-def _choose(n: int, readings: tuple[ClueReading, ...], cages: Sequence[Cage | None], time_limit: float,
-            notes: list[str]) -> tuple[Puzzle, Solution, list[str]]:
-    """The puzzle as read has no solution (or has unreadable labels): let the
-    solver pick, among each unsure label's readings, the fewest changes that
-    make it solvable; an unreadable label constrains nothing."""
-    candidates: list[list[Cage | None]] = []
-    for rd, cage in zip(readings, cages):
-        options: list[Cage | None] = [cage]
-        for alt in rd.alternatives if cage is not None else ():
-            # a sure label (both readers agree on its digits) may still change its operator
-            if rd.confidence >= SURE and alt.rstrip("+-*/÷") != rd.text.rstrip("+-*/÷"):
-                continue
-            other = _cage(alt, rd.cells, n)
-            if other is not None and other not in options:
-                options.append(other)
-            if len(options) > ALTERNATIVES:
-                break
-        candidates.append(options)
-    found = choose_readings(n, candidates, min(time_limit, 8.0))
-    if found is None:
-        lost = [rd for rd, c in zip(readings, cages) if c is None]
-        if lost:
-            raise _unreadable(lost)
-        raise Unsolvable("the puzzle as read has no solution, and no other reading of its labels fixes it;"
-                         " check the picture with --debug-dir (labels read: "
-                         + ", ".join(f"{c.where} {c.label}" for c in cages if c is not None) + ")")
-    chosen, grid, unique = found
-    final = [c if c is not None else _inferred(rd, grid) for rd, c in zip(readings, chosen)]
-    puzzle = Puzzle(n, tuple(final))
-    solution = Solution(grid, unique, None if unique else solve(puzzle, time_limit).other)
-    changed = [f"{old.where} {old.label} -> {new.label}" for old, new in zip(cages, chosen)
-               if old is not None and new is not None and old != new]
-    guessed = [f"{c.where} (taken as {c.label})" for c, was in zip(final, chosen) if was is None]
+    opts = [options(rd, n) for rd in readings]
+    best = most_probable(n, opts, time_limit)
+    if best is None:
+        raise Unsolvable("no reading of the labels gives a puzzle with a solution; check the picture with"
+                         " --debug-dir (labels read: "
+                         + ", ".join(f"{cell_name(rd.cells[0])} {_read_as(rd)}" for rd in readings) + ")")
+    unread = [readings[i] for i, j in enumerate(best.picks) if opts[i][j][0] is None]
+    if len(unread) > MAX_UNREADABLE * len(readings):
+        raise _unreadable(unread)
+    rival = most_probable(n, opts, time_limit, forbid=best.grid)
+    if rival is not None and not rival.proven:
+        raise SolverTimeout(f"the solver could not rule out other readings within {time_limit:g} s;"
+                            " try a larger --time-limit")
+    if rival is not None and (rival.cost - best.cost) / SCALE < MARGIN:
+        raise _doubt(readings, opts, best, rival)
+    chosen = [opts[i][j][0] for i, j in enumerate(best.picks)]
+    final = [c if c is not None else _inferred(rd, best.grid) for rd, c in zip(readings, chosen)]
+    notes = []
+    changed = [f"{cell_name(rd.cells[0])} read as {_read_as(rd)}, taken as {c.label}"
+               for rd, c in zip(readings, chosen) if c is not None and c != _cage(rd.text, rd.cells, n)]
     if changed:
-        notes.append("the puzzle as read has no solution; with these labels read differently it has "
-                     + ("exactly one" if unique else "several") + ": " + ", ".join(changed))
-    if guessed:
-        notes.append("unreadable labels, solved without them: " + ", ".join(guessed)
-                     + (" (the other labels allow only this grid)" if unique else ""))
-    return puzzle, solution, notes
+        notes.append("labels read otherwise than the reader's first choice, so that the puzzle has a solution: "
+                     + "; ".join(changed))
+    if unread:
+        notes.append("labels not read, solved without them: "
+                     + ", ".join(f"{cell_name(c.anchor)} (taken as {c.label})"
+                                 for c, was in zip(final, chosen) if was is None))
+    return Puzzle(n, tuple(final)), Solution(best.grid, True), notes
+
+
+def _unreadable(readings: list[ClueReading]) -> ClueUnreadable:
+    where = ", ".join(f"{cell_name(rd.cells[0])} (read {_read_as(rd)})" for rd in readings[:6])
+    return ClueUnreadable(f"cannot read the labels at {where}; try a sharper or closer picture,"
+                          " or --debug-dir to see what was read")
+
+
+def _doubt(readings: tuple[ClueReading, ...], opts: list[list[tuple[Cage | None, int]]], best: Choice,
+           rival: Choice) -> Ambiguous | ClueUnreadable | UncertainReading:
+    """Why two solutions are nearly as likely: the same labels (the puzzle as
+    read has several solutions), or labels that may be read two ways."""
+    differ = [i for i, (a, b) in enumerate(zip(best.picks, rival.picks)) if a != b]
+    cells = sum(a != b for ra, rb in zip(best.grid, rival.grid) for a, b in zip(ra, rb))
+    if not differ:
+        unread = [readings[i] for i, j in enumerate(best.picks) if opts[i][j][0] is None]
+        if unread:
+            return _unreadable(unread)
+        return Ambiguous(f"the puzzle as read has more than one solution (two of them differ in {cells} cells);"
+                         " check the cages and labels with --debug-dir")
+    odds = math.exp((rival.cost - best.cost) / SCALE)
+    which = "; ".join(f"{cell_name(readings[i].cells[0])} {_said(opts[i][best.picks[i]][0])}"
+                      f" or {_said(opts[i][rival.picks[i]][0])}" for i in differ[:8])
+    return UncertainReading(f"unsure of the labels at {which}: the two readings give solutions that differ in"
+                            f" {cells} cells, and the first is only {odds:.1f} times as likely;"
+                            " check those labels with --debug-dir")

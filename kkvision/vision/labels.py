@@ -1,0 +1,147 @@
+"""Read cage labels with the shipped neural network (the one module that runs a learned model).
+
+Each label is read from a fixed crop of its cell: the top part of the cell,
+a little beyond its borders, in the straightened grid square, normalised to
+CROP_H x CROP_W darkness (0 paper .. 1 ink).  A small convolutional network
+(models/labels.onnx, trained by models/train_labels.py) gives, for each of
+CROP_W/4 columns, a probability per character; CTC prefix beam search turns
+them into the few most probable texts with their probabilities.  The text
+alphabet is ALPHABET: digits and the four operators, with × x * read as '*'
+and ÷ / as '/'.  An empty text means no label in the cell.
+
+The network runs with OpenCV's dnn module: no training framework at run time.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+import cv2
+import numpy as np
+
+from ..errors import MissingDependency
+
+ALPHABET = "0123456789+-*/"  # class k+1 is ALPHABET[k]; class 0 is the CTC blank
+CROP_H, CROP_W = 40, 88
+# The crop, in cell sides, relative to the cell's top-left corner: labels sit
+# in the top-left of the cell; a little of the borders is kept so the crop
+# never cuts a label that touches them, and the bottom stops above the middle
+# where solution digits and pencil marks sit.
+CROP_LEFT, CROP_RIGHT = -0.05, 1.03
+CROP_TOP, CROP_BOTTOM = -0.05, 0.47
+MIN_CONTRAST = 0.16  # darkness stretch never amplifies less than this (of 255) into full ink
+BEAM = 8  # texts kept per step of the beam search
+KEEP_PROB = 1e-3  # characters less likely than this at a step are not expanded
+MODEL = "labels.onnx"
+
+
+@dataclass(frozen=True)
+class LabelReading:
+    texts: tuple[tuple[str, float], ...]  # most probable first; probabilities sum to <= 1
+
+    @property
+    def best(self) -> str:
+        return self.texts[0][0] if self.texts else ""
+
+    @property
+    def probability(self) -> float:
+        return self.texts[0][1] if self.texts else 0.0
+
+
+def crop_box(cell_box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+    """Where the label crop of a cell lies, in the same coordinates as the cell box."""
+    x0, y0, x1, y1 = cell_box
+    w, h = x1 - x0, y1 - y0
+    return x0 + CROP_LEFT * w, y0 + CROP_TOP * h, x0 + CROP_RIGHT * w, y0 + CROP_BOTTOM * h
+
+
+def label_crop(gray: np.ndarray, cell_box: tuple[float, float, float, float]) -> np.ndarray:
+    """The network's input for one cell: CROP_H x CROP_W float32 darkness."""
+    bx0, by0, bx1, by1 = crop_box(cell_box)
+    # an affine map of the box onto the crop, so sub-pixel boxes and boxes
+    # reaching past the picture's edge (filled with paper) work alike
+    sx, sy = (bx1 - bx0) / CROP_W, (by1 - by0) / CROP_H
+    m = np.array([[sx, 0, bx0 + 0.5 * sx - 0.5], [0, sy, by0 + 0.5 * sy - 0.5]], np.float32)
+    interp = cv2.INTER_AREA if sx > 1.5 else cv2.INTER_LINEAR
+    if sx > 1.5:  # shrinking a lot: smooth first so thin strokes survive
+        k = int(sx) | 1
+        src = cv2.blur(gray, (k, k))
+    else:
+        src = gray
+    paper = float(np.median(gray))
+    crop = cv2.warpAffine(src, m, (CROP_W, CROP_H), flags=interp | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_CONSTANT, borderValue=paper)
+    return normalise(crop)
+
+
+def normalise(crop: np.ndarray) -> np.ndarray:
+    """Grey crop -> darkness 0 (paper) .. 1 (darkest ink), robust to tint and faint print."""
+    c = crop.astype(np.float32)
+    paper = float(np.percentile(c, 75))
+    ink = float(np.percentile(c, 1))
+    span = max(paper - ink, MIN_CONTRAST * 255.0)
+    return np.clip((paper - c) / span, 0.0, 1.0)
+
+
+@lru_cache(maxsize=1)
+def _net() -> cv2.dnn.Net:
+    try:
+        data = resources.files("kkvision.models").joinpath(MODEL).read_bytes()
+    except (FileNotFoundError, ModuleNotFoundError):
+        raise MissingDependency(f"label model {MODEL} is missing from the kkvision package;"
+                                " reinstall it, or run models/train_labels.py") from None
+    return cv2.dnn.readNetFromONNX(np.frombuffer(data, np.uint8))
+
+
+def probabilities(crops: list[np.ndarray]) -> np.ndarray:
+    """(N, T, classes) per-column character probabilities for N crops."""
+    if not crops:
+        return np.zeros((0, CROP_W // 4, len(ALPHABET) + 1), np.float32)
+    net = _net()
+    blob = np.stack(crops).astype(np.float32)[:, None, :, :]
+    net.setInput(blob)
+    logits = net.forward()  # (N, classes, 1, T)
+    logits = logits.reshape(logits.shape[0], logits.shape[1], -1).transpose(0, 2, 1)
+    logits = logits - logits.max(axis=2, keepdims=True)
+    e = np.exp(logits)
+    return e / e.sum(axis=2, keepdims=True)
+
+
+def decode(probs: np.ndarray, keep: int = 5) -> tuple[tuple[str, float], ...]:
+    """CTC prefix beam search over one crop's (T, classes) probabilities:
+    the `keep` most probable texts with their probabilities."""
+    beams: dict[tuple[int, ...], tuple[float, float]] = {(): (1.0, 0.0)}  # prefix -> (ends blank, ends char)
+    for step in probs:
+        nxt: dict[tuple[int, ...], list[float]] = {}
+        live = [int(k) for k in np.flatnonzero(step >= KEEP_PROB) if k != 0]
+        blank = float(step[0])
+        for prefix, (pb, pc) in beams.items():
+            total = pb + pc
+            entry = nxt.setdefault(prefix, [0.0, 0.0])
+            entry[0] += total * blank
+            for k in live:
+                p = float(step[k])
+                if prefix and prefix[-1] == k:
+                    entry[1] += pc * p  # a repeat without a blank between merges
+                    ext = nxt.setdefault(prefix + (k,), [0.0, 0.0])
+                    ext[1] += pb * p
+                else:
+                    ext = nxt.setdefault(prefix + (k,), [0.0, 0.0])
+                    ext[1] += total * p
+        ranked = sorted(nxt.items(), key=lambda kv: kv[1][0] + kv[1][1], reverse=True)[:BEAM]
+        beams = {k: (v[0], v[1]) for k, v in ranked}
+    ranked_out = sorted(beams.items(), key=lambda kv: kv[1][0] + kv[1][1], reverse=True)[:keep]
+    return tuple(("".join(ALPHABET[k - 1] for k in prefix), pb + pc) for prefix, (pb, pc) in ranked_out)
+
+
+def read_labels(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, float]]) -> list[LabelReading]:
+    """The most probable texts of the label in each cell (an empty text: no label)."""
+    crops = [label_crop(gray, box) for box in cell_boxes]
+    return [LabelReading(decode(p)) for p in probabilities(crops)]
+
+
+def log_probability(p: float) -> float:
+    return math.log(max(p, 1e-12))

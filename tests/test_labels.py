@@ -1,0 +1,102 @@
+"""Stage 3a: the label network, its crops and its decoding."""
+
+import random
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from kkvision.synth import HELDOUT_FONTS, TRAIN_FONTS, available
+from kkvision.vision import labels
+from kkvision.vision.labels import ALPHABET, CROP_H, CROP_W, decode, label_crop, read_labels
+
+
+def _steps(*chars: str) -> np.ndarray:
+    """One column per char ('_' = blank), each 0.9 sure of it."""
+    probs = np.full((len(chars), len(ALPHABET) + 1), 0.1 / len(ALPHABET), np.float32)
+    for t, ch in enumerate(chars):
+        probs[t, 0 if ch == "_" else ALPHABET.index(ch) + 1] = 0.9
+    return probs
+
+
+def test_decode_merges_repeats_unless_a_blank_separates_them():
+    assert decode(_steps("1", "1", "_", "+"))[0][0] == "1+"
+    assert decode(_steps("1", "_", "1", "+"))[0][0] == "11+"
+    assert decode(_steps("_", "_", "_"))[0][0] == ""
+
+
+def test_decode_gives_the_few_best_texts_with_probabilities():
+    probs = _steps("1", "2", "+")
+    probs[1] = 0.0
+    probs[1, ALPHABET.index("2") + 1], probs[1, ALPHABET.index("7") + 1] = 0.6, 0.4
+    texts = decode(probs)
+    assert [t for t, _ in texts[:2]] == ["12+", "17+"]
+    assert texts[0][1] > texts[1][1] > 0 and sum(p for _, p in texts) <= 1.0 + 1e-6
+    assert texts[0][1] == pytest.approx(0.9 * 0.6 * 0.9, rel=0.05)
+
+
+def test_crop_is_the_top_of_the_cell_in_the_network_shape():
+    gray = np.full((300, 300), 230, np.uint8)
+    cv2.rectangle(gray, (110, 105), (130, 125), 20, -1)  # ink near the cell's top-left corner
+    crop = label_crop(gray, (100.0, 100.0, 200.0, 200.0))
+    assert crop.shape == (CROP_H, CROP_W) and crop.dtype == np.float32
+    assert crop.max() > 0.9 and crop[:, : CROP_W // 3].mean() > crop[:, CROP_W // 2:].mean()
+    empty = label_crop(gray, (100.0, 150.0, 200.0, 250.0))  # the ink is above this cell
+    assert empty.max() < 0.2
+    edge = label_crop(gray, (250.0, -20.0, 350.0, 80.0))  # reaching past the picture: paper there
+    assert edge.shape == (CROP_H, CROP_W) and edge.max() < 0.2
+
+
+def _cell(text: str, font_path, side: int = 120, cap: float = 0.24) -> tuple[np.ndarray, tuple]:
+    img = Image.new("L", (3 * side, 2 * side), 255)
+    d = ImageDraw.Draw(img)
+    for k in range(4):
+        d.line([(k * side, 0), (k * side, 2 * side)], fill=0, width=2)
+    for k in range(3):
+        d.line([(0, k * side), (3 * side, k * side)], fill=0, width=2)
+    font = ImageFont.truetype(str(font_path), int(cap * side / 0.72))
+    box = d.textbbox((0, 0), text, font=font)
+    d.text((side + 0.06 * side - box[0], side + 0.05 * side - box[1]), text, font=font, fill=0)
+    return np.asarray(img), (float(side), float(side), 2.0 * side, 2.0 * side)
+
+
+@pytest.mark.parametrize("fonts", [TRAIN_FONTS, HELDOUT_FONTS], ids=["train-fonts", "heldout-fonts"])
+def test_the_shipped_model_reads_printed_labels(fonts):
+    paths = available(fonts)
+    if not paths:
+        pytest.skip("fonts not installed (scripts/setup.sh installs them)")
+    rng = random.Random(5)
+    texts = ["12+", "3-", "240x", "2÷", "7", "1440×", "15+", "4/", ""]
+    cases = [(t, rng.choice(paths)) for t in texts for _ in range(3)]
+    crops = [_cell(t, f) for t, f in cases]
+    read = []
+    for (gray, box) in crops:
+        read.append(read_labels(gray, [box])[0].best)
+    want = [t.replace("x", "*").replace("×", "*").replace("÷", "/") for t, _ in cases]
+    right = sum(a == b for a, b in zip(read, want))
+    assert right >= 0.9 * len(cases), list(zip(want, read))
+
+
+def test_reading_gives_probabilities_best_first():
+    paths = available(TRAIN_FONTS)
+    if not paths:
+        pytest.skip("fonts not installed")
+    gray, box = _cell("36*", paths[0])
+    reading = read_labels(gray, [box])[0]
+    assert reading.best == "36*" and reading.probability > 0.5
+    probs = [p for _, p in reading.texts]
+    assert probs == sorted(probs, reverse=True)
+
+
+def test_a_missing_model_is_a_missing_dependency(monkeypatch):
+    from kkvision.errors import MissingDependency
+
+    monkeypatch.setattr(labels, "MODEL", "no-such-model.onnx")
+    labels._net.cache_clear()
+    try:
+        with pytest.raises(MissingDependency):
+            labels.probabilities([np.zeros((CROP_H, CROP_W), np.float32)])
+    finally:
+        monkeypatch.undo()
+        labels._net.cache_clear()

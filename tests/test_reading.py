@@ -1,0 +1,118 @@
+"""Stage 4: choosing what the labels say, with the solver."""
+
+import pytest
+
+from kkvision.errors import ClueUnreadable, UncertainReading
+from kkvision.generate import random_puzzle
+from kkvision.puzzle import Cage, Puzzle
+from kkvision.vision.clues import ClueReading
+from kkvision.vision.reading import options, resolve
+
+
+def text_of(cage: Cage) -> str:
+    return str(cage.target) if cage.op in "=?" else f"{cage.target}{cage.op}"
+
+
+def sure(puzzle: Puzzle, p: float = 0.97) -> list[ClueReading]:
+    return [ClueReading(c.cells, ((text_of(c), p),)) for c in puzzle.cages]
+
+
+def test_labels_read_right_give_the_solution_without_notes():
+    puzzle, grid = random_puzzle(6, seed=4)
+    fixed, solution, notes = resolve(6, tuple(sure(puzzle)), 10.0)
+    assert fixed == puzzle and solution.grid == grid and solution.unique and notes == []
+
+
+def test_a_misread_that_leaves_no_solution_gives_way_to_the_next_reading():
+    from kkvision.errors import Unsolvable
+    from kkvision.solver import solve
+
+    puzzle, grid = random_puzzle(5, seed=9)
+    for k, cage in enumerate(puzzle.cages):
+        if cage.op != "+":
+            continue
+        wrong = Cage("+", cage.target + 1, cage.cells)
+        try:
+            solve(Puzzle(5, puzzle.cages[:k] + (wrong,) + puzzle.cages[k + 1:]), 5.0)
+        except Unsolvable:
+            break
+    else:
+        pytest.skip("every '+' misread of this puzzle still has a solution")
+    readings = sure(puzzle)
+    readings[k] = ClueReading(cage.cells, ((text_of(wrong), 0.6), (text_of(cage), 0.35)))
+    fixed, solution, notes = resolve(5, tuple(readings), 10.0)
+    assert fixed == puzzle and solution.grid == grid
+    assert any(wrong.label in n and cage.label in n and cage.where in n for n in notes)
+
+
+def test_texts_that_cannot_be_the_cages_clue_are_not_options():
+    two = ((0, 0), (0, 1))
+    opts = options(ClueReading(((0, 0), (1, 0), (2, 0)), (("3-", 0.7), ("9+", 0.2))), 6)
+    assert [c.label for c, _ in opts[:-1]] == ["9+"] and opts[-1][0] is None
+    opts = options(ClueReading(two, (("99+", 0.5), ("6*", 0.3), ("", 0.1))), 4)
+    assert [c.label for c, _ in opts[:-1]] == ["6*"]  # 99 is no sum of two digits up to 4
+    assert opts[-1][1] < opts[0][1] * 4  # much was left to other texts: 'unreadable' is not far
+
+
+def test_uncertain_reading_exit_code_and_cells():
+    puzzle, grid = random_puzzle(4, seed=11)
+    readings = sure(puzzle)
+    # find a label whose other reading also gives a (different) unique solution
+    for k, cage in enumerate(puzzle.cages):
+        for other in range(1, 40):
+            if other == cage.target:
+                continue
+            alt = Cage(cage.op, other, cage.cells)
+            try:
+                from kkvision.solver import solve
+
+                sol = solve(Puzzle(4, puzzle.cages[:k] + (alt,) + puzzle.cages[k + 1:]), 5.0)
+            except Exception:
+                continue
+            if sol.unique and sol.grid != grid:
+                readings[k] = ClueReading(cage.cells, ((text_of(cage), 0.5), (text_of(alt), 0.48)))
+                with pytest.raises(UncertainReading) as err:
+                    resolve(4, tuple(readings), 10.0)
+                assert int(err.value.exit_code) == 13
+                assert cage.where in err.value.message and alt.label in err.value.message
+                return
+    pytest.skip("no label of this puzzle has a second reading with another unique solution")
+
+
+def test_an_unreadable_label_is_solved_without_and_reported():
+    puzzle, grid = random_puzzle(6, seed=21)
+    readings = sure(puzzle)
+    k = max(range(len(readings)), key=lambda i: len(puzzle.cages[i].cells))
+    readings[k] = ClueReading(puzzle.cages[k].cells, (("", 0.9),))
+    try:
+        fixed, solution, notes = resolve(6, tuple(readings), 10.0)
+    except ClueUnreadable:
+        return  # the other labels do not pin the grid down: refusing is right
+    assert solution.grid == grid
+    assert any("not read" in n and puzzle.cages[k].where in n for n in notes)
+
+
+def test_too_many_unreadable_labels_are_refused():
+    puzzle, _ = random_puzzle(6, seed=22)
+    readings = [ClueReading(rd.cells, (("", 0.9),)) if i % 3 == 0 else rd for i, rd in enumerate(sure(puzzle))]
+    with pytest.raises(ClueUnreadable):
+        resolve(6, tuple(readings), 10.0)
+
+
+def test_hidden_operator_labels_still_solve():
+    puzzle, grid = random_puzzle(4, seed=5)
+    hidden = Puzzle(4, tuple(Cage("?" if len(c.cells) > 1 else "=", _hidden_target(c, grid), c.cells)
+                             for c in puzzle.cages))
+    try:
+        from kkvision.solver import solve
+
+        if not solve(hidden, 5.0).unique:
+            pytest.skip("this hidden-operator version is not unique")
+    except Exception:
+        pytest.skip("no hidden-operator version")
+    fixed, solution, _ = resolve(4, tuple(sure(hidden)), 10.0)
+    assert solution.grid == grid and fixed == hidden
+
+
+def _hidden_target(cage: Cage, grid) -> int:
+    return cage.target if cage.op != "=" else grid[cage.cells[0][0]][cage.cells[0][1]]
