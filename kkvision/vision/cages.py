@@ -1,9 +1,11 @@
 """Stage 2: tell thick cage borders from thin cell lines; group cells into cages.
 
 Each inner edge gets an ink measure: the median, along the middle of the
-edge, of the darkness summed across the line (so a thick line scores about
-its width, a thin or dotted one little).  The split between thin and thick is
-found per image (two-means on log ink).
+edge, of the darkness summed over the unbroken dark run through the line
+(so a thick line scores about its width, a thin one little, a dotted or
+faint one nothing, and a label or pencil mark near the line, not touching
+it, not at all).  The split between thin and thick is found per image
+(the split of log ink with the largest between-class variance).
 """
 
 from __future__ import annotations
@@ -15,6 +17,12 @@ import numpy as np
 
 from ..puzzle import Cell, join_cells
 from .grid import GridGeometry
+
+ALONG = (0.45, 0.85)  # measured part of an edge, from its start (labels sit at a cell's top left)
+BAND = 0.12  # the line is looked at this far either side, in cells
+SNAP = 0.04  # the line's darkest pixel is looked for this close to its place, in cells
+RUN_LEVEL = 0.5  # a pixel belongs to the line's run when this dark relative to the line's darkest
+RUN_FLOOR = 0.05  # darkness (0 paper .. 1 ink) below which there is no line at all
 
 
 @dataclass(frozen=True)
@@ -34,36 +42,55 @@ def darkness(square: np.ndarray, n: int) -> np.ndarray:
     return np.clip((1.0 - norm) / max(1e-3, 1.0 - ink), 0.0, 1.0)
 
 
+def _run_width(band: np.ndarray, cell: float) -> float:
+    """band: (along, across) darkness around a line.  Median over `along` of the
+    darkness summed over the run through the line of pixels darker than half
+    the line's own darkest (a faint line scores little, a thick one its width)."""
+    length, width = band.shape
+    if length == 0 or width < 3:
+        return 0.0
+    centre = width // 2
+    snap = max(2, int(SNAP * cell))
+    lo, hi = max(0, centre - snap), min(width, centre + snap + 1)
+    m = lo + band[:, lo:hi].argmax(axis=1)
+    offsets = np.arange(-width, width + 1)
+    idx = m[:, None] + offsets[None, :]
+    vals = np.where((idx >= 0) & (idx < width), np.take_along_axis(band, np.clip(idx, 0, width - 1), axis=1), 0.0)
+    peak = vals[:, width:width + 1]
+    on = (vals >= RUN_LEVEL * peak) & (peak > RUN_FLOOR)
+    right = np.cumprod(on[:, width:], axis=1)
+    left = np.cumprod(on[:, width::-1], axis=1)
+    runs = (vals[:, width:] * right).sum(axis=1) + (vals[:, width::-1] * left).sum(axis=1) - vals[:, width] * on[:, width]
+    return float(np.median(runs))
+
+
 def _edge_ink(dark: np.ndarray, g: GridGeometry, r: int, c: int, vertical: bool) -> float:
     if vertical:  # between (r,c) and (r,c+1): line x = xs[c+1]
         x, h, w = g.xs[c + 1], g.ys[r + 1] - g.ys[r], g.xs[c + 1] - g.xs[c]
-        y0, y1 = int(g.ys[r] + 0.45 * h), int(g.ys[r + 1] - 0.15 * h)
-        half = max(3, int(0.12 * w))
-        band = dark[y0:y1, max(0, int(x) - half): int(x) + half + 1]
-        return float(np.median(band.sum(axis=1))) if band.size else 0.0
+        y0, y1 = int(g.ys[r] + ALONG[0] * h), int(g.ys[r + 1] - (1 - ALONG[1]) * h)
+        half = max(3, int(BAND * w))
+        xi = int(round(x))
+        return _run_width(dark[y0:y1, max(0, xi - half): xi + half + 1], w)
     y, w, h = g.ys[r + 1], g.xs[c + 1] - g.xs[c], g.ys[r + 1] - g.ys[r]
-    x0, x1 = int(g.xs[c] + 0.45 * w), int(g.xs[c + 1] - 0.15 * w)
-    half = max(3, int(0.12 * h))
-    band = dark[max(0, int(y) - half): int(y) + half + 1, x0:x1]
-    return float(np.median(band.sum(axis=0))) if band.size else 0.0
+    x0, x1 = int(g.xs[c] + ALONG[0] * w), int(g.xs[c + 1] - (1 - ALONG[1]) * w)
+    half = max(3, int(BAND * h))
+    yi = int(round(y))
+    return _run_width(dark[max(0, yi - half): yi + half + 1, x0:x1].T, h)
 
 
 def _split(values: np.ndarray) -> float:
-    """Threshold between thin and thick: two-means on log ink."""
-    v = np.log(values + 0.5)
-    lo, hi = v.min(), v.max()
-    if hi - lo < np.log(1.6):  # all alike: compare with the frame later; call them thin
-        return float(np.exp(hi) + 1)
-    t = (lo + hi) / 2
-    for _ in range(30):
-        a, b = v[v <= t], v[v > t]
-        if len(a) == 0 or len(b) == 0:
-            break
-        t_new = (a.mean() + b.mean()) / 2
-        if abs(t_new - t) < 1e-4:
-            break
-        t = t_new
-    return float(np.exp(t) - 0.5)
+    """Threshold between thin and thick: the split of log ink with the largest
+    between-class variance (Otsu), over every gap between sorted values."""
+    v = np.sort(np.log(values + 0.5))
+    if v[-1] - v[0] < np.log(1.6):  # all alike: compare with the frame later; call them thin
+        return float(np.exp(v[-1]) + 1)
+    k = np.arange(1, len(v))
+    csum = np.cumsum(v)
+    m0 = csum[:-1] / k
+    m1 = (csum[-1] - csum[:-1]) / (len(v) - k)
+    score = k * (len(v) - k) * (m1 - m0) ** 2
+    best = int(np.argmax(score))
+    return float(np.exp((v[best] + v[best + 1]) / 2) - 0.5)
 
 
 def _group(n: int, right: np.ndarray, down: np.ndarray) -> list[list[Cell]]:

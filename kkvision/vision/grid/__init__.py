@@ -57,17 +57,15 @@ def find_grid(image: np.ndarray) -> tuple[GridGeometry, np.ndarray]:
     small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else gray
     mask = cv2.morphologyEx(ink(small), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     best = None
-    for quad in frame_candidates(mask):
+    for quad in sorted(frame_candidates(mask), key=cv2.contourArea, reverse=True):
         verdict = _judge(small, quad)
-        if verdict is None:
-            continue
-        key = (float(cv2.contourArea(quad)), verdict.support)
-        if best is None or key > best[0]:
-            best = (key, verdict, quad)
+        if verdict is not None:  # the largest grid wins (its cages and cells are grids too)
+            best = (verdict, quad)
+            break
     if best is None:
         raise GridNotFound("no puzzle grid found: no square frame with evenly spaced lines for 3..9 cells"
                            " (crop closer, or photograph the grid straight on)")
-    _, verdict, quad = best
+    verdict, quad = best
     n = verdict.size
     quad = (quad + 0.5) / scale - 0.5
     mesh = trace(gray, quad, n)

@@ -20,15 +20,11 @@ MESH = 60  # mesh steps per side (a node every 15 px of the square): lines bend 
 SHRINK_TO = 1.5  # before remapping, shrink a picture whose grid spans more than this many SIDEs (no aliasing)
 
 
-def _weights(count: int, nodes: int) -> np.ndarray:
-    """(count, nodes+1) bilinear weights: square coordinate p -> mesh nodes at k * SIDE / nodes."""
+def _nodes(count: int, nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    """For square coordinates 0..count-1: the mesh node before each, and the fraction past it."""
     t = np.clip(np.arange(count, dtype=np.float64) * nodes / SIDE, 0, nodes)
     k = np.minimum(t.astype(int), nodes - 1)
-    f = t - k
-    w = np.zeros((count, nodes + 1))
-    w[np.arange(count), k] = 1 - f
-    w[np.arange(count), k + 1] = f
-    return w
+    return k, t - k
 
 
 def mesh_from_homography(homography: np.ndarray, nodes: int = MESH) -> np.ndarray:
@@ -101,10 +97,13 @@ class GridGeometry:
     def maps(self) -> tuple[np.ndarray, np.ndarray]:
         """Picture x and y for every pixel of the square (float32 maps for cv2.remap)."""
         assert self.mesh is not None
-        w = _weights(SIDE, self.mesh.shape[0] - 1)
-        mx = w @ self.mesh[..., 0] @ w.T
-        my = w @ self.mesh[..., 1] @ w.T
-        return mx.astype(np.float32), my.astype(np.float32)
+        k, f = _nodes(SIDE, self.mesh.shape[0] - 1)
+        m = self.mesh.astype(np.float32)
+        f32 = f.astype(np.float32)[:, None, None]
+        rows = m[k] * (1 - f32) + m[k + 1] * f32  # (SIDE, nodes+1, 2): along y
+        fx = f.astype(np.float32)[None, :, None]
+        full = rows[:, k] * (1 - fx) + rows[:, k + 1] * fx  # (SIDE, SIDE, 2)
+        return np.ascontiguousarray(full[..., 0]), np.ascontiguousarray(full[..., 1])
 
     def straighten(self, image: np.ndarray) -> np.ndarray:
         """The grid of `image` (the original picture, or one of its size) as the upright square."""

@@ -46,19 +46,38 @@ def ink(gray: np.ndarray) -> np.ndarray:
 
 
 def segments(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(position, length) of horizontal and vertical ink runs, one row per segment."""
+    """(position, length) of horizontal and vertical ink runs, one row per
+    piece: within each of PIECES strips, a band of consecutive rows holding
+    runs is one piece (its length the longest run, its position their mean)."""
     side = mask.shape[0]
     run = max(5, int(SEGMENT * side / max(SIZES)))
+    edges = np.linspace(0, side, PIECES + 1).astype(int)
     out = []
     for axis in (0, 1):  # 0: horizontal segments (position = y)
         m = mask if axis == 0 else mask.T
         m = cv2.dilate(m, np.ones((3, 1), np.uint8))  # a slightly sloping line stays one run
-        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (run, 1)))
-        m[:, np.linspace(0, side - 1, PIECES + 1).astype(int)[1:-1]] = 0
-        count, _, stats, cents = cv2.connectedComponentsWithStats(m)
-        keep = stats[1:count, cv2.CC_STAT_HEIGHT] < run  # runs, not blobs
-        out.append(np.column_stack([cents[1:count, 1], stats[1:count, cv2.CC_STAT_WIDTH]])[keep])
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (run, 1))) > 0
+        cs = np.zeros((side, side + 1), np.int32)
+        np.cumsum(m, axis=1, out=cs[:, 1:])
+        counts = (cs[:, edges[1:]] - cs[:, edges[:-1]]).astype(float)  # (rows, pieces)
+        found = []
+        for p in range(PIECES):
+            col = counts[:, p]
+            for a, b in _groups(col >= run):
+                if b - a + 1 >= run:  # a blob, not a run
+                    continue
+                w = col[a:b + 1]
+                found.append((float((np.arange(a, b + 1) * w).sum() / w.sum()), float(w.max())))
+        out.append(np.asarray(found, float).reshape(-1, 2))
     return out[0], out[1]
+
+
+def _groups(flags: np.ndarray) -> list[tuple[int, int]]:
+    idx = np.flatnonzero(flags)
+    if idx.size == 0:
+        return []
+    cuts = np.flatnonzero(np.diff(idx) > 1)
+    return list(zip(np.r_[idx[0], idx[cuts + 1]].tolist(), np.r_[idx[cuts], idx[-1]].tolist()))
 
 
 def strip_coverage(mask: np.ndarray, pad: int) -> tuple[np.ndarray, np.ndarray]:

@@ -25,12 +25,13 @@ WINDOWS = (0.3, 0.12)  # search half-width around the expected line, in cells: f
 WEAK = 0.3  # a find weaker than this fraction of the typical frame find is no line
 DEG_FIELD = 2  # degree of the smooth field, along and across the lines
 DEG_LINE = 3  # degree of a line's own curve
-RIDGE = 1e-3  # keeps higher terms small where few finds support them
+RIDGE = 1e-3  # keeps a line's higher terms small where few finds support them
+RIDGE_FIELD = 0.03  # ... and the field's: it bends only where many finds agree (labels pull a few)
 OUTLIER = 3.0  # finds further than this many robust deviations from a fit are dropped
 MIN_OUTLIER = 0.02  # ... but never closer than this fraction of a cell
 FOUND_SHARE = 0.6  # a line gets its own curve when found in this share of its strips,
 SPAN = 0.6  # ... over this much of its length (no wild ends),
-BETTER = 0.015  # ... and the curve brings its finds this many cells closer (median) than the field
+BETTER = 0.04  # ... and the curve brings its finds this many cells closer (median) than the field
 FINDS_PER_TERM = 3  # a line's curve has a term per this many finds
 MAX_SHIFT = 0.45  # a fit moving a line more than this many cells is wrong: stay with the frame
 
@@ -44,13 +45,14 @@ def _basis(along: np.ndarray, across: np.ndarray) -> np.ndarray:
     return (pa[:, :, None] * pc[:, None, :]).reshape(len(pa), -1)
 
 
-def _robust(A: np.ndarray, d: np.ndarray, w: np.ndarray, cell: float) -> tuple[np.ndarray, np.ndarray]:
+def _robust(A: np.ndarray, d: np.ndarray, w: np.ndarray, cell: float, ridge: float = RIDGE
+            ) -> tuple[np.ndarray, np.ndarray]:
     """Weighted ridge least squares, dropping outliers; (coefficients, kept mask)."""
     weight = w.copy()
     coef = np.zeros(A.shape[1])
     for _ in range(5):
         sw = np.sqrt(weight)[:, None]
-        reg = RIDGE * np.eye(A.shape[1]) * float(weight.sum())
+        reg = ridge * np.eye(A.shape[1]) * float(weight.sum())
         reg[0, 0] = 1e-9 * float(weight.sum())
         coef = np.linalg.solve((A * sw).T @ (A * sw) + reg, (A * sw).T @ (d * sw[:, 0]))
         res = np.abs(A @ coef - d)
@@ -183,7 +185,7 @@ def _shifts(inv: np.ndarray, margin: int, n: int) -> tuple[Shift, Shift]:
                 continue
             u, v, d, w = centres[ss[ok]], nominal[ks[ok]], pos[ok] - margin - nominal[ks[ok]], strength[ok]
             new = Shift(n)
-            new.field, _ = _robust(_basis(u, v), d, w, cell)
+            new.field, _ = _robust(_basis(u, v), d, w, cell, RIDGE_FIELD)
             res = d - _basis(u, v) @ new.field
             new.lines = _bridge([_line(u[ks[ok] == k], res[ks[ok] == k], w[ks[ok] == k], cell, strips)
                                  for k in range(n + 1)])
@@ -209,8 +211,10 @@ def trace(gray: np.ndarray, quad: np.ndarray, n: int) -> np.ndarray:
     local = ((quad - [x0, y0]) + 0.5) * f - 0.5
     dst = np.asarray([[0, 0], [SIDE, 0], [SIDE, SIDE], [0, SIDE]], np.float32) + margin
     H = cv2.getPerspectiveTransform(local.astype(np.float32), dst)
+    # beyond the picture's edge is paper: a dark band along the edge must not grow into a wide "line"
+    paper = float(np.percentile(crop, 90))
     canvas = cv2.warpPerspective(crop, H, (SIDE + 2 * margin, SIDE + 2 * margin), flags=cv2.INTER_LINEAR,
-                                 borderMode=cv2.BORDER_REPLICATE)
+                                 borderMode=cv2.BORDER_CONSTANT, borderValue=paper)
     inv = 255.0 - cv2.GaussianBlur(canvas, (0, 0), max(1.0, SIDE / 900)).astype(np.float64)
     dy, dx = _shifts(inv, margin, n)
     g = np.linspace(0, SIDE, MESH + 1)
