@@ -14,9 +14,7 @@ from kkvision.pipeline import Options
 from kkvision.synth import TRAIN_FONTS, available, render
 from kkvision.vision import clues as clues_mod
 from kkvision.vision import ocr, read_image
-from kkvision.vision.cages import find_cages
 from kkvision.vision.clues import ClueReading, parse
-from kkvision.vision.grid import find_grid
 from kkvision.vision.reading import resolve
 
 needs_tesseract = pytest.mark.needs_tesseract
@@ -34,26 +32,6 @@ def no_tesseract(monkeypatch):
     def refuse(crops):
         raise AssertionError("tesseract called")
     monkeypatch.setattr(ocr, "read_numbers", refuse)
-
-
-@pytest.mark.parametrize("n", range(3, 10))
-def test_grid_and_cages_found_in_clean_renders(n):
-    puzzle, _ = random_puzzle(n, seed=100 + n, unique=False)
-    image, _ = render(puzzle, "clean", random.Random(n), FONTS)
-    geom, square = find_grid(cv2.cvtColor(np.asarray(image), cv2.COLOR_RGB2BGR))
-    assert geom.size == n
-    assert len(geom.xs) == n + 1 and all(b > a for a, b in zip(geom.xs, geom.xs[1:]))
-    layout, _ = find_cages(square, geom)
-    assert layout.cages == tuple(c.cells for c in puzzle.cages)
-
-
-@pytest.mark.parametrize("style", ["photo", "scan", "page"])
-def test_grid_and_cages_found_in_degraded_renders(style):
-    puzzle, _ = random_puzzle(6, seed=7, unique=False)
-    image, _ = render(puzzle, style, random.Random(3), FONTS)
-    geom, square = find_grid(cv2.cvtColor(np.asarray(image), cv2.COLOR_RGB2BGR))
-    layout, _ = find_cages(square, geom)
-    assert geom.size == 6 and layout.cages == tuple(c.cells for c in puzzle.cages)
 
 
 @pytest.mark.parametrize("name", ["nyt-2009-02-13.png", "screenshot-5x5.png", "hidden-ops-4x4.png",
