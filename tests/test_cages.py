@@ -55,3 +55,17 @@ def test_split_falls_between_the_kinds_of_line():
     t = _split(np.concatenate([thin, thick]))
     assert thin.max() < t < thick.min()
     assert _split(thin) > thin.max()  # all alike: all thin
+
+
+def test_split_with_three_kinds_of_line():
+    """Faint dotted cell lines, thin solid cage borders, a heavy selection outline on top:
+    the cell lines are the lightest kind.  Dashes of a dotted line caught between its gaps
+    are no kind of their own."""
+    faint, thin, heavy = [0.1, 0.2, 0.3] * 5, [1.0, 1.4, 1.6] * 2, [4.8, 5.5] * 4
+    values = np.array(faint + thin + heavy)
+    solid = np.array([0.3] * len(faint) + [1.0] * (len(thin) + len(heavy)))
+    t = _split(values, solid)
+    assert max(faint) < t < min(thin)
+    dashes = np.array([0.5, 0.5, 2.7, 2.9, 3.2, 18.3, 18.3, 18.4, 18.3, 18.4])
+    t = _split(dashes, np.array([0.5] * 5 + [1.0] * 5))
+    assert 3.2 < t < 18.3
