@@ -1,8 +1,9 @@
 """Draw the solution (or the wrong answers) into the ORIGINAL picture.
 
-The digits are drawn on a transparent layer in the warped square, where
-cells are upright and evenly sized, and that layer is warped back into the
-photo with the inverse homography, so the digits follow the perspective.
+The digits are drawn on a transparent layer in the straightened square,
+where cells are upright and evenly sized; each cell of that layer is warped
+back into the photo through the cell's own corners there, so the digits
+follow the perspective, and a curved page cell by cell.
 """
 
 from __future__ import annotations
@@ -55,22 +56,32 @@ def draw_solution(image: np.ndarray, reading: Any, grid: Grid,
                   wrong: set[tuple[int, int]] | None = None) -> np.ndarray:
     """The original BGR image with the digits (or circles round wrong cells) drawn in."""
     h, w = image.shape[:2]
+    geom = reading.geometry
     layer = _layer(reading, grid, wrong)
-    corners = np.asarray(reading.geometry.corners, dtype=np.float64)
-    x0, y0 = (max(0, int(v) - 2) for v in corners.min(axis=0))
-    x1, y1 = (min(lim, int(v) + 3) for v, lim in zip(corners.max(axis=0), (w, h)))
     out = (image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)).copy()
-    if x1 <= x0 or y1 <= y0:
-        return out
-    # warp the layer back over the grid's bounding box only, then blend where it has ink
-    shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], dtype=np.float64)
-    inverse = shift @ np.linalg.inv(reading.geometry.homography)
-    back = cv2.warpPerspective(layer, inverse, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
-    ink = back[..., 3] > 0
-    alpha = back[..., 3][ink].astype(np.float32)[:, None] / 255.0
-    roi = out[y0:y1, x0:x1]
-    roi[ink] = (roi[ink] * (1 - alpha) + back[..., 2::-1][ink] * alpha).astype(np.uint8)  # RGBA -> BGR
+    n = geom.size
+    for r in range(n):
+        for c in range(n):
+            bx0, by0, bx1, by1 = geom.cell_box(r, c)
+            ix0, iy0, ix1, iy1 = int(np.floor(bx0)), int(np.floor(by0)), int(np.ceil(bx1)), int(np.ceil(by1))
+            piece = layer[max(0, iy0):iy1, max(0, ix0):ix1]
+            if not piece[..., 3].any():
+                continue
+            src = np.asarray([[ix0, iy0], [ix1, iy0], [ix1, iy1], [ix0, iy1]], np.float64)
+            dst = geom.to_image(src)
+            x0, y0 = (max(0, int(v) - 1) for v in dst.min(axis=0))
+            x1, y1 = (min(lim, int(v) + 2) for v, lim in zip(dst.max(axis=0), (w, h)))
+            if x1 <= x0 or y1 <= y0:
+                continue
+            # this cell's piece of the layer, through its own corners, into its box in the picture
+            H = cv2.getPerspectiveTransform((src - [max(0, ix0), max(0, iy0)]).astype(np.float32),
+                                            (dst - [x0, y0]).astype(np.float32))
+            back = cv2.warpPerspective(piece, H, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
+                                       borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+            ink = back[..., 3] > 0
+            alpha = back[..., 3][ink].astype(np.float32)[:, None] / 255.0
+            roi = out[y0:y1, x0:x1]
+            roi[ink] = (roi[ink] * (1 - alpha) + back[..., 2::-1][ink] * alpha).astype(np.uint8)  # RGBA -> BGR
     return out
 
 

@@ -13,9 +13,7 @@ from kkvision.generate import random_puzzle
 from kkvision.pipeline import Options
 from kkvision.synth import TRAIN_FONTS, available, render
 from kkvision.vision import ocr, read_image
-from kkvision.vision.cages import find_cages
 from kkvision.vision.clues import ClueReading, parse
-from kkvision.vision.grid import find_grid
 
 needs_tesseract = pytest.mark.needs_tesseract
 
@@ -32,26 +30,6 @@ def no_tesseract(monkeypatch):
     def refuse(crops):
         raise AssertionError("tesseract called")
     monkeypatch.setattr(ocr, "read_numbers", refuse)
-
-
-@pytest.mark.parametrize("n", range(3, 10))
-def test_grid_and_cages_found_in_clean_renders(n):
-    puzzle, _ = random_puzzle(n, seed=100 + n, unique=False)
-    image, _ = render(puzzle, "clean", random.Random(n), FONTS)
-    geom, square = find_grid(cv2.cvtColor(np.asarray(image), cv2.COLOR_RGB2BGR))
-    assert geom.size == n
-    assert len(geom.xs) == n + 1 and all(b > a for a, b in zip(geom.xs, geom.xs[1:]))
-    layout, _ = find_cages(square, geom)
-    assert layout.cages == tuple(c.cells for c in puzzle.cages)
-
-
-@pytest.mark.parametrize("style", ["photo", "scan", "page"])
-def test_grid_and_cages_found_in_degraded_renders(style):
-    puzzle, _ = random_puzzle(6, seed=7, unique=False)
-    image, _ = render(puzzle, style, random.Random(3), FONTS)
-    geom, square = find_grid(cv2.cvtColor(np.asarray(image), cv2.COLOR_RGB2BGR))
-    layout, _ = find_cages(square, geom)
-    assert geom.size == 6 and layout.cages == tuple(c.cells for c in puzzle.cages)
 
 
 @pytest.mark.parametrize("name", ["nyt-2009-02-13.png", "screenshot-5x5.png", "hidden-ops-4x4.png",
@@ -127,7 +105,7 @@ def test_drawn_digits_land_in_the_cells(samples, tmp_path, no_tesseract):
     assert out.shape == original.shape
     _, reading = read_image(src, src.read_bytes(), Options(ocr="model"))
     g = reading.geometry
-    warped = cv2.warpPerspective(out, g.homography, (900, 900))
+    warped = g.straighten(out)
     blue = (warped[..., 0] > 150) & (warped[..., 2] < 120)
     for r in range(5):
         for c in range(5):

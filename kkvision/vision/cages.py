@@ -1,9 +1,11 @@
 """Stage 2: tell thick cage borders from thin cell lines; group cells into cages.
 
 Each inner edge gets an ink measure: the median, along the middle of the
-edge, of the darkness summed across the line (so a thick line scores about
-its width, a thin or dotted one little).  The split between thin and thick is
-found per image (two-means on log ink).
+edge, of the darkness summed over the unbroken dark run through the line
+(so a thick line scores about its width, a thin one little, a dotted or
+faint one nothing, and a label or pencil mark near the line, not touching
+it, not at all).  The split between thin and thick is found per image
+(the split of log ink with the largest between-class variance).
 """
 
 from __future__ import annotations
@@ -15,6 +17,15 @@ import numpy as np
 
 from ..puzzle import Cell, join_cells
 from .grid import GridGeometry
+
+ALONG = (0.45, 0.85)  # measured part of an edge, from its start (labels sit at a cell's top left)
+BAND = 0.12  # the line is looked at this far either side, in cells
+SNAP = 0.04  # the line's darkest pixel is looked for this close to its place, in cells
+KINDS_GAP = 1.6  # two kinds of line differ in ink (+0.5) by at least this factor across a clear gap
+SOLID = 0.9  # an unbroken line is there along at least this share of its edge
+ALONG_SHARE = 50  # an edge's ink is this percentile along it (the median: dotted gaps, a stray mark do not count)
+RUN_LEVEL = 0.5  # a pixel belongs to the line's run when this dark relative to the line's darkest
+RUN_FLOOR = 0.05  # darkness (0 paper .. 1 ink) below which there is no line at all
 
 
 @dataclass(frozen=True)
@@ -34,36 +45,73 @@ def darkness(square: np.ndarray, n: int) -> np.ndarray:
     return np.clip((1.0 - norm) / max(1e-3, 1.0 - ink), 0.0, 1.0)
 
 
-def _edge_ink(dark: np.ndarray, g: GridGeometry, r: int, c: int, vertical: bool) -> float:
+def _run_width(band: np.ndarray, cell: float, solid: bool = False) -> float:
+    """band: (along, across) darkness around a line.  Median over `along` of the
+    darkness summed over the run through the line of pixels darker than half
+    the line's own darkest (a faint line scores little, a thick one its width)."""
+    length, width = band.shape
+    if length == 0 or width < 3:
+        return 0.0
+    centre = width // 2
+    snap = max(2, int(SNAP * cell))
+    lo, hi = max(0, centre - snap), min(width, centre + snap + 1)
+    m = lo + band[:, lo:hi].argmax(axis=1)
+    offsets = np.arange(-width, width + 1)
+    idx = m[:, None] + offsets[None, :]
+    vals = np.where((idx >= 0) & (idx < width), np.take_along_axis(band, np.clip(idx, 0, width - 1), axis=1), 0.0)
+    peak = vals[:, width:width + 1]
+    on = (vals >= RUN_LEVEL * peak) & (peak > RUN_FLOOR)
+    right = np.cumprod(on[:, width:], axis=1)
+    left = np.cumprod(on[:, width::-1], axis=1)
+    runs = (vals[:, width:] * right).sum(axis=1) + (vals[:, width::-1] * left).sum(axis=1) - vals[:, width] * on[:, width]
+    if solid:  # the share of the edge where the line is there at all
+        return float(np.mean(runs > 0))
+    return float(np.percentile(runs, ALONG_SHARE))
+
+
+def _edge_ink(dark: np.ndarray, g: GridGeometry, r: int, c: int, vertical: bool, solid: bool = False) -> float:
+    """The edge's ink (see _run_width); with `solid`, the share of it that is unbroken line."""
     if vertical:  # between (r,c) and (r,c+1): line x = xs[c+1]
         x, h, w = g.xs[c + 1], g.ys[r + 1] - g.ys[r], g.xs[c + 1] - g.xs[c]
-        y0, y1 = int(g.ys[r] + 0.45 * h), int(g.ys[r + 1] - 0.15 * h)
-        half = max(3, int(0.12 * w))
-        band = dark[y0:y1, max(0, int(x) - half): int(x) + half + 1]
-        return float(np.median(band.sum(axis=1))) if band.size else 0.0
+        y0, y1 = int(g.ys[r] + ALONG[0] * h), int(g.ys[r + 1] - (1 - ALONG[1]) * h)
+        half = max(3, int(BAND * w))
+        xi = int(round(x))
+        return _run_width(dark[y0:y1, max(0, xi - half): xi + half + 1], w, solid)
     y, w, h = g.ys[r + 1], g.xs[c + 1] - g.xs[c], g.ys[r + 1] - g.ys[r]
-    x0, x1 = int(g.xs[c] + 0.45 * w), int(g.xs[c + 1] - 0.15 * w)
-    half = max(3, int(0.12 * h))
-    band = dark[max(0, int(y) - half): int(y) + half + 1, x0:x1]
-    return float(np.median(band.sum(axis=0))) if band.size else 0.0
+    x0, x1 = int(g.xs[c] + ALONG[0] * w), int(g.xs[c + 1] - (1 - ALONG[1]) * w)
+    half = max(3, int(BAND * h))
+    yi = int(round(y))
+    return _run_width(dark[max(0, yi - half): yi + half + 1, x0:x1].T, h, solid)
 
 
-def _split(values: np.ndarray) -> float:
-    """Threshold between thin and thick: two-means on log ink."""
-    v = np.log(values + 0.5)
-    lo, hi = v.min(), v.max()
-    if hi - lo < np.log(1.6):  # all alike: compare with the frame later; call them thin
-        return float(np.exp(hi) + 1)
-    t = (lo + hi) / 2
-    for _ in range(30):
-        a, b = v[v <= t], v[v > t]
-        if len(a) == 0 or len(b) == 0:
-            break
-        t_new = (a.mean() + b.mean()) / 2
-        if abs(t_new - t) < 1e-4:
-            break
-        t = t_new
-    return float(np.exp(t) - 0.5)
+def _otsu(v: np.ndarray) -> int:
+    """Index i of sorted v: the split v[:i+1] | v[i+1:] with the largest between-class variance."""
+    k = np.arange(1, len(v))
+    csum = np.cumsum(v)
+    m0 = csum[:-1] / k
+    m1 = (csum[-1] - csum[:-1]) / (len(v) - k)
+    return int(np.argmax(k * (len(v) - k) * (m1 - m0) ** 2))
+
+
+def _split(values: np.ndarray, solid: np.ndarray | None = None) -> float:
+    """Threshold between cell lines and cage borders, on log ink: the split with
+    the largest between-class variance (Otsu); but when the lighter side itself
+    falls into two kinds with a clear gap (faint dotted cell lines, thin solid
+    borders, and a heavy highlight on top), the cell lines are the lightest kind
+    -- when the middle kind is unbroken lines (`solid`: per value, the share of
+    its edge that is line), not dashes of a dotted line caught between gaps."""
+    order = np.argsort(values)
+    v = np.log(values[order] + 0.5)
+    whole = np.ones(len(v)) if solid is None else np.asarray(solid)[order]
+    if v[-1] - v[0] < np.log(1.6):  # all alike: compare with the frame later; call them thin
+        return float(np.exp(v[-1]) + 1)
+    i = _otsu(v)
+    lower = v[: i + 1]
+    if len(lower) >= 4:
+        j = _otsu(lower)
+        if lower[j + 1] - lower[j] >= np.log(KINDS_GAP) and whole[j + 1: i + 1].min() >= SOLID:
+            i = j
+    return float(np.exp((v[i] + v[i + 1]) / 2) - 0.5)
 
 
 def _group(n: int, right: np.ndarray, down: np.ndarray) -> list[list[Cell]]:
@@ -82,7 +130,9 @@ def find_cages(square: np.ndarray, geom: GridGeometry) -> tuple[CageLayout, np.n
     ink_d = np.array([[_edge_ink(dark, geom, r, c, False) if r + 1 < n else 0.0 for c in range(n)]
                       for r in range(n)])
     values = np.concatenate([ink_r[:, :-1].ravel(), ink_d[:-1, :].ravel()])
-    thr = _split(values)
+    solid = np.array([_edge_ink(dark, geom, r, c, True, solid=True) for r in range(n) for c in range(n - 1)]
+                     + [_edge_ink(dark, geom, r, c, False, solid=True) for r in range(n - 1) for c in range(n)])
+    thr = _split(values, solid)
     right, down = ink_r > thr, ink_d > thr
     right[:, -1] = True
     down[-1, :] = True

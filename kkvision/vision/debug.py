@@ -10,7 +10,7 @@ import numpy as np
 
 from .cages import CageLayout
 from .clues import ClueReading
-from .grid import GridGeometry
+from .grid import SIDE, GridGeometry
 
 log = logging.getLogger("kkvision")
 
@@ -23,7 +23,12 @@ def write_stages(folder: Path, image: np.ndarray, geom: GridGeometry, square: np
                  layout: CageLayout | None, clues: tuple[ClueReading, ...] | None) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     found = image.copy() if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    cv2.polylines(found, [np.asarray(geom.corners, dtype=np.int32)], True, (0, 0, 255), max(2, found.shape[1] // 300))
+    width = max(2, max(found.shape[:2]) // 500)
+    along = np.linspace(0, SIDE, 61)
+    for k, (x, y) in enumerate(zip(geom.xs, geom.ys)):  # every line as traced through the picture
+        color = (0, 0, 255) if k in (0, geom.size) else (255, 0, 0)
+        for pts in (np.column_stack([np.full_like(along, x), along]), np.column_stack([along, np.full_like(along, y)])):
+            cv2.polylines(found, [np.round(geom.to_image(pts)).astype(np.int32)], False, color, width, cv2.LINE_AA)
     cv2.imwrite(str(folder / "01_grid.png"), found)
     lines = _bgr(square)
     for x in geom.xs:

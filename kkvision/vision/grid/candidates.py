@@ -1,0 +1,107 @@
+"""Where a grid's frame might be: four-cornered outlines of ink, and rectangles
+closed by long straight lines (a frame that touches a toolbar, a keypad or
+the picture's edge is not an outline of its own)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+MIN_AREA = 0.02  # a grid covers at least this fraction of the picture
+MAX_CONTOURS = 16  # largest outlines tried
+RUN = 0.03  # a line piece is at least this fraction of the picture's shorter side
+MIN_SIDE = 0.12  # a frame side spans at least this fraction of the shorter side
+MAX_LINES = 24  # longest vertical lines paired into frames
+FULL = 0.85  # a frame's top/bottom line covers this fraction of its width
+SQUARE = 0.2  # a frame's height differs from its width by at most this fraction
+MAX_ASPECT = 1.8  # longest / shortest side of a candidate quad (grids are square, seen in perspective)
+
+
+def order(pts: np.ndarray) -> np.ndarray:
+    """tl, tr, br, bl."""
+    s, d = pts.sum(1), np.diff(pts, axis=1).ravel()
+    return np.asarray([pts[np.argmin(s)], pts[np.argmin(d)], pts[np.argmax(s)], pts[np.argmax(d)]], dtype=np.float32)
+
+
+def plausible(quad: np.ndarray) -> bool:
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    return bool(sides.min() > 0 and sides.max() / sides.min() <= MAX_ASPECT
+                and cv2.contourArea(quad.astype(np.float32)) > 0 and cv2.isContourConvex(quad.astype(np.float32)))
+
+
+def contour_quads(mask: np.ndarray) -> list[np.ndarray]:
+    min_area = MIN_AREA * mask.shape[0] * mask.shape[1]
+    contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    contours = sorted((c for c in contours if cv2.contourArea(c) > min_area), key=cv2.contourArea,
+                      reverse=True)[:MAX_CONTOURS]
+    out = []
+    for c in contours:
+        hull = cv2.convexHull(c)
+        peri = cv2.arcLength(hull, True)
+        for eps in (0.01, 0.02, 0.04):
+            approx = cv2.approxPolyDP(hull, eps * peri, True)
+            if len(approx) == 4:
+                out.append(order(approx.reshape(4, 2).astype(np.float32)))
+                break
+    return out
+
+
+def _groups(flags: np.ndarray) -> list[tuple[int, int]]:
+    idx = np.flatnonzero(flags)
+    if idx.size == 0:
+        return []
+    cuts = np.flatnonzero(np.diff(idx) > 1)
+    starts = np.r_[idx[0], idx[cuts + 1]]
+    ends = np.r_[idx[cuts], idx[-1]]
+    return list(zip(starts.tolist(), ends.tolist()))
+
+
+def line_rects(mask: np.ndarray) -> list[np.ndarray]:
+    """Upright rectangles whose four sides are long lines of ink: pairs of long
+    vertical lines, closed by the top and bottom lines that span them fully."""
+    h, w = mask.shape
+    short = min(h, w)
+    run = max(8, int(RUN * short))
+    ver = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (1, run)))
+    hor = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (run, 1)))
+    slack = max(1, short // 250)  # a line a little off horizontal still fills its rows
+    hor = cv2.dilate(hor, np.ones((2 * slack + 1, 1), np.uint8))
+    cs = np.zeros((h, w + 1), np.int32)
+    np.cumsum(hor > 0, axis=1, out=cs[:, 1:])
+    count, _, stats, _ = cv2.connectedComponentsWithStats(ver)
+    lines = [(float(x + bw / 2), int(y), int(y + bh)) for x, y, bw, bh, _ in stats[1:count]
+             if bh >= MIN_SIDE * short and bw < bh / 4]
+    lines = sorted(lines, key=lambda v: v[2] - v[1], reverse=True)[:MAX_LINES]
+    out = []
+    for i, a in enumerate(lines):
+        for b in lines[i + 1:]:
+            left, right = sorted((a, b))
+            x0, x1 = int(left[0]), int(right[0]) + 1
+            width = x1 - x0
+            y0, y1 = max(left[1], right[1]), min(left[2], right[2])
+            if width < MIN_SIDE * short or y1 - y0 < (1 - SQUARE) * width:
+                continue
+            tol = int(SQUARE * width / 2)
+            rows = np.arange(max(0, y0 - tol), min(h, y1 + tol))
+            cover = (cs[rows, x1 - 1] - cs[rows, x0]) / max(1, width - 1)
+            full = [(rows[s] + rows[e]) / 2 for s, e in _groups(cover >= FULL)]
+            best = None
+            for ti, top in enumerate(full):
+                for bottom in full[ti + 1:]:
+                    err = abs((bottom - top) - width) / width
+                    if err <= SQUARE and (best is None or err < best[0]):
+                        best = (err, top, bottom)
+            if best is not None:
+                _, top, bottom = best
+                out.append(np.asarray([[x0, top], [x1 - 1, top], [x1 - 1, bottom], [x0, bottom]], np.float32))
+    return out
+
+
+def frame_candidates(mask: np.ndarray) -> list[np.ndarray]:
+    """Candidate frames (tl, tr, br, bl) in `mask`'s pixels, near-duplicates dropped."""
+    found: list[np.ndarray] = []
+    tol = 0.01 * min(mask.shape)
+    for q in contour_quads(mask) + line_rects(mask):
+        if plausible(q) and not any(np.abs(q - f).max() < tol for f in found):
+            found.append(q)
+    return found

@@ -1,0 +1,145 @@
+"""Is there an n x n grid in this square, and which n?
+
+The square is a candidate frame warped upright.  Two kinds of evidence:
+  segments  straight runs of ink at least half the smallest cell long (cage
+            borders, cell lines, the frame), in pieces at most a smallest cell
+            long: an n explains the square when (nearly) all of them lie on its
+            lattice lines;
+  support   how fully each lattice line is inked along its length, strip by
+            strip (so a bowed line still counts), after closing small gaps
+            (dotted and faint lines count).
+The size is the largest explaining n whose every line is supported (a 6x6's
+thin lines also make the 3x3 lattice), else the smallest explaining n (a grid
+drawn with cage borders only: only their lattice is certain).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+SIZES = range(3, 10)
+SEGMENT = 0.5  # a segment is at least this fraction of the smallest cell (1/9 of the side)
+EXPLAIN_TOL = 0.2  # a segment lies on a lattice line when this close, in cells of that lattice (bowed lines)
+UNEXPLAINED = 0.12  # an explaining lattice leaves at most this fraction of inner segment length off its lines
+PIECES = 9  # segments are cut into this many pieces along the side, so a bowed line's pieces follow it
+MIN_INNER = 1.0  # a grid has inner segments of at least this many sides' length in all
+STRIPS = 4  # support is measured in this many strips along each line
+LINE_OK = 0.55  # a supported line covers this fraction of its strips
+NOISE_MARGIN = 0.45  # ... and stands this far above an ordinary row, towards full coverage
+SEARCH = 0.12  # a line is looked for this far from its lattice place, in cells
+
+
+@dataclass(frozen=True)
+class Verdict:
+    size: int
+    explained: float  # fraction of inner segment length on the lattice
+    support: float  # weakest line's support (frame and inner)
+
+
+def ink(gray: np.ndarray) -> np.ndarray:
+    """255 where ink: darker than its neighbourhood (robust to shadows)."""
+    block = max(15, (min(gray.shape[:2]) // 40) | 1)
+    return cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 12)
+
+
+def segments(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(position, length) of horizontal and vertical ink runs, one row per
+    piece: within each of PIECES strips, a band of consecutive rows holding
+    runs is one piece (its length the longest run, its position their mean)."""
+    side = mask.shape[0]
+    run = max(5, int(SEGMENT * side / max(SIZES)))
+    edges = np.linspace(0, side, PIECES + 1).astype(int)
+    out = []
+    for axis in (0, 1):  # 0: horizontal segments (position = y)
+        m = mask if axis == 0 else mask.T
+        m = cv2.dilate(m, np.ones((3, 1), np.uint8))  # a slightly sloping line stays one run
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (run, 1))) > 0
+        cs = np.zeros((side, side + 1), np.int32)
+        np.cumsum(m, axis=1, out=cs[:, 1:])
+        counts = (cs[:, edges[1:]] - cs[:, edges[:-1]]).astype(float)  # (rows, pieces)
+        found = []
+        for p in range(PIECES):
+            col = counts[:, p]
+            for a, b in _groups(col >= run):
+                if b - a + 1 >= run:  # a blob, not a run
+                    continue
+                w = col[a:b + 1]
+                found.append((float((np.arange(a, b + 1) * w).sum() / w.sum()), float(w.max())))
+        out.append(np.asarray(found, float).reshape(-1, 2))
+    return out[0], out[1]
+
+
+def _groups(flags: np.ndarray) -> list[tuple[int, int]]:
+    idx = np.flatnonzero(flags)
+    if idx.size == 0:
+        return []
+    cuts = np.flatnonzero(np.diff(idx) > 1)
+    return list(zip(np.r_[idx[0], idx[cuts + 1]].tolist(), np.r_[idx[cuts], idx[-1]].tolist()))
+
+
+def strip_coverage(mask: np.ndarray, pad: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per strip, per row (horizontal lines) / column (vertical) of the canvas:
+    inked fraction after closing gaps; the strips cut the square within its pad."""
+    side = mask.shape[0] - 2 * pad
+    t = max(2, side // 150)
+    m = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (2 * t + 1, 2 * t + 1))) > 0
+    edges = (pad + np.linspace(side / 30, side - side / 30, STRIPS + 1)).astype(int)
+    rows = np.stack([m[:, a:b].mean(axis=1) for a, b in zip(edges, edges[1:])])
+    cols = np.stack([m[a:b, :].mean(axis=0) for a, b in zip(edges, edges[1:])])
+    return rows, cols
+
+
+def line_support(cov: np.ndarray, lo: float, hi: float) -> float:
+    """Mean over strips of the best coverage between positions lo and hi."""
+    a, b = max(0, int(lo)), min(cov.shape[1], int(hi) + 2)
+    return float(cov[:, a:b].max(axis=1).mean())
+
+
+def _explained(segs: np.ndarray, n: int, side: int) -> float:
+    """Fraction of segment length on n's lattice."""
+    cell = side / n
+    off = np.abs(segs[:, 0] / cell - np.round(segs[:, 0] / cell))
+    return float(segs[off <= EXPLAIN_TOL, 1].sum() / segs[:, 1].sum())
+
+
+def judge(mask: np.ndarray, pad: int, cut: tuple[bool, bool, bool, bool] = (False,) * 4) -> Verdict | None:
+    """The grid size the square shows, or None when it is no grid.  `mask`: the
+    square's ink with `pad` pixels of the picture around it (a bowed frame line
+    may bulge out of the square).  `cut`: top, bottom, left, right lie on the
+    picture's edge (a frame line there may have been cropped away)."""
+    side = mask.shape[0] - 2 * pad
+    rows, cols = strip_coverage(mask, pad)
+    base = float(min(np.median(rows), np.median(cols)))
+    need = max(LINE_OK, base + NOISE_MARGIN * (1.0 - base))
+    edge = SEARCH * side / min(SIZES)
+    sides = [line_support(cov, pad + p - (pad if p == 0 else edge), pad + p + (edge if p == 0 else pad))
+             for cov in (rows, cols) for p in (0, side)]
+    if any(s < need and not c for s, c in zip(sides, cut)) or sum(s < need for s in sides) > 1:
+        return None
+    frame = min(sides)
+    h, v = segments(mask[pad:pad + side, pad:pad + side])
+    margin = 0.5 * side / max(SIZES)
+    inner = np.vstack([s[(s[:, 0] > margin) & (s[:, 0] < side - margin)] for s in (h, v)])
+    if inner.size == 0 or inner[:, 1].sum() < MIN_INNER * side:
+        return None
+    explaining = []
+    for n in SIZES:
+        frac = _explained(inner, n, side)
+        if frac >= 1 - UNEXPLAINED:
+            explaining.append((n, frac))
+    if not explaining:
+        return None
+    supported = []
+    for n, frac in explaining:
+        cell = side / n
+        weakest = min(line_support(cov, pad + (k - SEARCH) * cell, pad + (k + SEARCH) * cell)
+                      for cov in (rows, cols) for k in range(1, n))
+        if weakest >= need:
+            supported.append((n, frac, min(weakest, frame)))
+    if supported:
+        return Verdict(*max(supported))
+    n, frac = explaining[0]
+    return Verdict(n, frac, frame)

@@ -1,0 +1,229 @@
+"""Follow each grid line through the picture and straighten the grid.
+
+The frame quad gives a first, flat warp.  In it every line of the n x n
+lattice is looked for strip by strip (the darkest row across a short strip
+near where the line should be).  Two models are fitted to the finds, robustly:
+  field  a smooth low-degree shift over the whole square (the frame quad a
+         little off, a gentle bend), from all lines together;
+  lines  each well-found line's own smooth curve on top of the field, kept
+         only where it fits that line clearly better (a bowed page near the
+         spine); lines found in too few strips (cage borders only) take the
+         curve interpolated from their neighbours.
+Between lines the shift is linear.  A flat picture's lines stay straight.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from .geometry import MESH, SHRINK_TO, SIDE
+
+STRIPS_PER_CELL = 2  # strips along each line, per cell
+PIECES = 8  # a strip's darkness per row is the median over this many pieces of it
+WINDOWS = (0.3, 0.12)  # search half-width around the expected line, in cells: first pass, second pass
+WEAK = 0.3  # a find weaker than this fraction of the typical frame find is no line
+DEG_FIELD = 2  # degree of the smooth field, along and across the lines
+DEG_LINE = 3  # degree of a line's own curve
+RIDGE = 1e-3  # keeps a line's higher terms small where few finds support them
+RIDGE_FIELD = 0.03  # ... and the field's: it bends only where many finds agree (labels pull a few)
+OUTLIER = 3.0  # finds further than this many robust deviations from a fit are dropped
+MIN_OUTLIER = 0.02  # ... but never closer than this fraction of a cell
+FOUND_SHARE = 0.6  # a line gets its own curve when found in this share of its strips,
+SPAN = 0.6  # ... over this much of its length (no wild ends),
+BETTER = 0.04  # ... and the curve brings its finds this many cells closer (median) than the field
+FINDS_PER_TERM = 3  # a line's curve has a term per this many finds
+MAX_SHIFT = 0.45  # a fit moving a line more than this many cells is wrong: stay with the frame
+
+
+def _vander(u: np.ndarray, deg: int) -> np.ndarray:
+    return np.polynomial.legendre.legvander(2 * np.asarray(u, float) / SIDE - 1, deg)
+
+
+def _basis(along: np.ndarray, across: np.ndarray) -> np.ndarray:
+    pa, pc = _vander(along, DEG_FIELD), _vander(across, DEG_FIELD)
+    return (pa[:, :, None] * pc[:, None, :]).reshape(len(pa), -1)
+
+
+def _robust(A: np.ndarray, d: np.ndarray, w: np.ndarray, cell: float, ridge: float = RIDGE
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted ridge least squares, dropping outliers; (coefficients, kept mask)."""
+    weight = w.copy()
+    coef = np.zeros(A.shape[1])
+    for _ in range(5):
+        sw = np.sqrt(weight)[:, None]
+        reg = ridge * np.eye(A.shape[1]) * float(weight.sum())
+        reg[0, 0] = 1e-9 * float(weight.sum())
+        coef = np.linalg.solve((A * sw).T @ (A * sw) + reg, (A * sw).T @ (d * sw[:, 0]))
+        res = np.abs(A @ coef - d)
+        good = weight > 0
+        limit = max(OUTLIER * 1.48 * float(np.median(res[good])), MIN_OUTLIER * cell)
+        new = np.where(res <= limit, w, 0.0)
+        if np.array_equal(new > 0, good) or np.count_nonzero(new) < A.shape[1] + 1:
+            break
+        weight = new
+    return coef, weight > 0
+
+
+def _enough(u: np.ndarray, strips: int) -> bool:
+    return len(u) >= max(DEG_LINE + 2, FOUND_SHARE * strips) and float(np.ptp(u)) >= SPAN * SIDE
+
+
+def _line(u: np.ndarray, res: np.ndarray, w: np.ndarray, cell: float, strips: int) -> np.ndarray | None:
+    """A line's own curve over the field's residuals `res`: zeros when the field
+    fits it well enough, None when too little of the line was found."""
+    if not _enough(u, strips):
+        return None
+    deg = min(DEG_LINE, len(u) // FINDS_PER_TERM - 1)
+    coef, kept = _robust(_vander(u, deg), res, w, cell)
+    if not _enough(u[kept], strips):
+        return None
+    out = np.zeros(DEG_LINE + 1)
+    gain = np.median(np.abs(res[kept])) - np.median(np.abs(res[kept] - _vander(u[kept], deg) @ coef))
+    if gain > BETTER * cell:
+        out[: deg + 1] = coef
+    return out
+
+
+def _bridge(coefs: list[np.ndarray | None]) -> np.ndarray:
+    """Lines not found take the curve interpolated from their nearest found neighbours."""
+    found = [k for k, c in enumerate(coefs) if c is not None]
+    out = np.zeros((len(coefs), DEG_LINE + 1))
+    for k, c in enumerate(coefs):
+        if c is not None:
+            out[k] = c
+            continue
+        below = [j for j in found if j < k]
+        above = [j for j in found if j > k]
+        if below and above:
+            a, b = below[-1], above[0]
+            out[k] = coefs[a] * (b - k) / (b - a) + coefs[b] * (k - a) / (b - a)  # type: ignore[operator]
+    return out
+
+
+class Shift:
+    """Displacement across the lines of one family (horizontal lines: dy), at (along, across)."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.field = np.zeros((DEG_FIELD + 1) ** 2)
+        self.lines = np.zeros((n + 1, DEG_LINE + 1))
+
+    def __call__(self, along: np.ndarray, across: np.ndarray) -> np.ndarray:
+        along, across = np.asarray(along, float).ravel(), np.asarray(across, float).ravel()
+        cell = SIDE / self.n
+        curves = self.lines @ _vander(along, DEG_LINE).T  # (n+1, points)
+        t = np.clip(across / cell, 0, self.n)
+        k = np.minimum(t.astype(int), self.n - 1)
+        f = t - k
+        idx = np.arange(len(along))
+        return _basis(along, across) @ self.field + curves[k, idx] * (1 - f) + curves[k + 1, idx] * f
+
+
+def _finds(profiles: np.ndarray, lines: np.ndarray, half: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For each line k and strip s: where the profile peaks within `half` px of
+    lines[k, s].  profiles: (strips, length) darkness along the across-axis."""
+    ks, ss, pos, strength = [], [], [], []
+    length = profiles.shape[1]
+    for k in range(lines.shape[0]):
+        for s in range(profiles.shape[0]):
+            c = lines[k, s]
+            lo, hi = max(0, int(c - half)), min(length, int(c + half) + 2)
+            if hi - lo < 3:
+                continue
+            seg = profiles[s, lo:hi]
+            p = int(np.argmax(seg))
+            floor = float(np.median(seg))
+            top = float(seg[p])
+            level = (top + floor) / 2
+            a, b = p, p
+            while a > 0 and seg[a - 1] >= level:
+                a -= 1
+            while b < len(seg) - 1 and seg[b + 1] >= level:
+                b += 1
+            wts = seg[a:b + 1] - level
+            centre = lo + a + float((np.arange(b - a + 1) * wts).sum() / max(wts.sum(), 1e-6))
+            ks.append(k)
+            ss.append(s)
+            pos.append(centre)
+            strength.append(top - floor)
+    return np.asarray(ks), np.asarray(ss), np.asarray(pos, float), np.asarray(strength, float)
+
+
+def _profiles(inv: np.ndarray, margin: int, strips: int) -> np.ndarray:
+    """(strips, rows): per row, the median darkness over the pieces of each
+    strip of the square (a line darkens the whole strip, a label only part)."""
+    blocks = strips * PIECES
+    edges = np.linspace(margin, margin + SIDE, blocks + 1)
+    cs = np.zeros((inv.shape[0], inv.shape[1] + 1), np.float64)
+    np.cumsum(inv, axis=1, out=cs[:, 1:])
+    a, b = edges[:-1].astype(int), edges[1:].astype(int)
+    means = (cs[:, b] - cs[:, a]) / (b - a)
+    return np.median(means.reshape(inv.shape[0], strips, PIECES), axis=2).T
+
+
+def _shifts(inv: np.ndarray, margin: int, n: int) -> tuple[Shift, Shift]:
+    """Shifts of the horizontal lines (dy, along x) and of the vertical lines (dx, along y)."""
+    cell = SIDE / n
+    strips = STRIPS_PER_CELL * n
+    centres = (np.arange(strips) + 0.5) * SIDE / strips
+    nominal = np.arange(n + 1) * cell
+    shifts = [Shift(n), Shift(n)]
+    profs = [_profiles(inv, margin, strips), _profiles(inv.T, margin, strips)]
+    uu, vv = np.meshgrid(centres, nominal)
+    for half in WINDOWS:
+        for axis in (0, 1):  # 0: horizontal lines, displacement in y
+            shift = shifts[axis]
+            expect = vv + shift(uu, vv).reshape(vv.shape)
+            ks, ss, pos, strength = _finds(profs[axis], expect + margin, half * cell)
+            if len(pos) == 0:
+                continue
+            frame = strength[(ks == 0) | (ks == n)]
+            typical = float(np.median(frame)) if frame.size else float(np.median(strength))
+            ok = (strength >= WEAK * typical) & (strength > 0)
+            if np.count_nonzero(ok) < 2 * (DEG_FIELD + 1) ** 2:
+                continue
+            u, v, d, w = centres[ss[ok]], nominal[ks[ok]], pos[ok] - margin - nominal[ks[ok]], strength[ok]
+            new = Shift(n)
+            new.field, _ = _robust(_basis(u, v), d, w, cell, RIDGE_FIELD)
+            res = d - _basis(u, v) @ new.field
+            new.lines = _bridge([_line(u[ks[ok] == k], res[ks[ok] == k], w[ks[ok] == k], cell, strips)
+                                 for k in range(n + 1)])
+            g = np.linspace(0, SIDE, 13)
+            ga, gc = np.meshgrid(g, g)
+            if np.abs(new(ga, gc)).max() <= MAX_SHIFT * cell:
+                shifts[axis] = new
+    return shifts[0], shifts[1]
+
+
+def trace(gray: np.ndarray, quad: np.ndarray, n: int) -> np.ndarray:
+    """Mesh (MESH+1, MESH+1, 2): picture points of the straightened square's lattice."""
+    cell = SIDE / n
+    margin = int(np.ceil(max(WINDOWS) * cell)) + 2
+    x0, y0 = np.floor(quad.min(axis=0)).astype(int) - int(cell)
+    x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + int(cell)
+    x0, y0 = max(0, x0), max(0, y0)
+    x1, y1 = min(gray.shape[1], x1), min(gray.shape[0], y1)
+    crop = gray[y0:y1, x0:x1]
+    f = min(1.0, SHRINK_TO * SIDE / max(1, max(x1 - x0, y1 - y0)))
+    if f < 1.0:
+        crop = cv2.resize(crop, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    local = ((quad - [x0, y0]) + 0.5) * f - 0.5
+    dst = np.asarray([[0, 0], [SIDE, 0], [SIDE, SIDE], [0, SIDE]], np.float32) + margin
+    H = cv2.getPerspectiveTransform(local.astype(np.float32), dst)
+    # beyond the picture's edge is paper: a dark band along the edge must not grow into a wide "line"
+    paper = float(np.percentile(crop, 90))
+    canvas = cv2.warpPerspective(crop, H, (SIDE + 2 * margin, SIDE + 2 * margin), flags=cv2.INTER_LINEAR,
+                                 borderMode=cv2.BORDER_CONSTANT, borderValue=paper)
+    inv = 255.0 - cv2.GaussianBlur(canvas, (0, 0), max(1.0, SIDE / 900)).astype(np.float64)
+    dy, dx = _shifts(inv, margin, n)
+    g = np.linspace(0, SIDE, MESH + 1)
+    uu, vv = np.meshgrid(g, g)  # straightened square points, rows = v
+    u, v = uu.ravel(), vv.ravel()
+    x, y = u.copy(), v.copy()
+    for _ in range(2):  # each field was fitted at the other's displaced positions
+        y = v + dy(x, v)
+        x = u + dx(y, u)
+    pts = np.column_stack([x, y]).reshape(-1, 1, 2) + margin
+    back = cv2.perspectiveTransform(pts, np.linalg.inv(H)).reshape(MESH + 1, MESH + 1, 2)
+    return (back + 0.5) / f - 0.5 + [x0, y0]

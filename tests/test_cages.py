@@ -1,0 +1,71 @@
+"""Stage 2, the cages: thick cage borders told from thin cell lines (no OCR)."""
+
+import dataclasses
+import random
+
+import cv2
+import numpy as np
+import pytest
+
+from kkvision.generate import random_puzzle
+from kkvision.synth import TRAIN_FONTS, available, random_look, render, render_flat
+from kkvision.vision.cages import _split, find_cages
+from kkvision.vision.grid import find_grid
+
+FONTS = available(TRAIN_FONTS)
+
+
+def bgr(pil_image) -> np.ndarray:
+    return cv2.cvtColor(np.asarray(pil_image), cv2.COLOR_RGB2BGR)
+
+
+@pytest.mark.parametrize("n", range(3, 10))
+def test_grid_and_cages_found_in_clean_renders(n):
+    puzzle, _ = random_puzzle(n, seed=100 + n, unique=False)
+    image, _ = render(puzzle, "clean", random.Random(n), FONTS)
+    geom, square = find_grid(bgr(image))
+    assert geom.size == n
+    assert len(geom.xs) == n + 1 and all(b > a for a, b in zip(geom.xs, geom.xs[1:]))
+    layout, _ = find_cages(square, geom)
+    assert layout.cages == tuple(c.cells for c in puzzle.cages)
+
+
+@pytest.mark.parametrize("style", ["photo", "scan", "page"])
+def test_grid_and_cages_found_in_degraded_renders(style):
+    puzzle, _ = random_puzzle(6, seed=7, unique=False)
+    image, _ = render(puzzle, style, random.Random(3), FONTS)
+    geom, square = find_grid(bgr(image))
+    layout, _ = find_cages(square, geom)
+    assert geom.size == 6 and layout.cages == tuple(c.cells for c in puzzle.cages)
+
+
+def test_thin_black_borders_against_faint_dotted_cell_lines():
+    """As in phone apps: the cage borders are thin but solid, the cell lines dotted and faint."""
+    puzzle, _ = random_puzzle(6, seed=12, unique=False)
+    look = dataclasses.replace(random_look(random.Random(2), FONTS, 6), cell=110, thin=1, thick=3,
+                               thin_grey=200, dotted=True, ink=(0, 0, 0), paper=(255, 255, 255))
+    geom, square = find_grid(bgr(render_flat(puzzle, look)))
+    layout, _ = find_cages(square, geom)
+    assert geom.size == 6 and layout.cages == tuple(c.cells for c in puzzle.cages)
+
+
+def test_split_falls_between_the_kinds_of_line():
+    thin = np.array([1.0, 1.2, 0.9, 1.4, 1.1] * 6)
+    thick = np.array([6.0, 7.5, 8.0, 6.6] * 4)
+    t = _split(np.concatenate([thin, thick]))
+    assert thin.max() < t < thick.min()
+    assert _split(thin) > thin.max()  # all alike: all thin
+
+
+def test_split_with_three_kinds_of_line():
+    """Faint dotted cell lines, thin solid cage borders, a heavy selection outline on top:
+    the cell lines are the lightest kind.  Dashes of a dotted line caught between its gaps
+    are no kind of their own."""
+    faint, thin, heavy = [0.1, 0.2, 0.3] * 5, [1.0, 1.4, 1.6] * 2, [4.8, 5.5] * 4
+    values = np.array(faint + thin + heavy)
+    solid = np.array([0.3] * len(faint) + [1.0] * (len(thin) + len(heavy)))
+    t = _split(values, solid)
+    assert max(faint) < t < min(thin)
+    dashes = np.array([0.5, 0.5, 2.7, 2.9, 3.2, 18.3, 18.3, 18.4, 18.3, 18.4])
+    t = _split(dashes, np.array([0.5] * 5 + [1.0] * 5))
+    assert 3.2 < t < 18.3

@@ -1,0 +1,161 @@
+"""Stage 1, the grid: geometry, finding, size, straightening (no OCR)."""
+
+import dataclasses
+import json
+import random
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from kkvision.generate import random_puzzle
+from kkvision.render import draw_solution
+from kkvision.synth import TRAIN_FONTS, available, random_look, render_flat
+from kkvision.vision.cages import find_cages
+from kkvision.vision.grid import SIDE, GridGeometry, find_grid
+
+FONTS = available(TRAIN_FONTS)
+REAL = Path(__file__).resolve().parents[2] / "shared" / "real-dev"
+needs_shared = pytest.mark.needs_shared
+
+
+def bgr(pil_image) -> np.ndarray:
+    return cv2.cvtColor(np.asarray(pil_image), cv2.COLOR_RGB2BGR)
+
+
+def cells_of(layout) -> set:
+    return {frozenset(map(tuple, c)) for c in layout.cages}
+
+
+def flat(n: int, seed: int, **look_changes):
+    """A flat render, the puzzle, and where its frame lines lie (pad, cell)."""
+    puzzle, grid = random_puzzle(n, seed=seed, unique=False)
+    look = dataclasses.replace(random_look(random.Random(seed), FONTS, n), **look_changes)
+    return render_flat(puzzle, look), puzzle, grid, look
+
+
+# --- geometry ---------------------------------------------------------------
+
+def test_geometry_checks_its_invariants():
+    lines = tuple(k * SIDE / 4 for k in range(5))
+    H = np.eye(3)
+    with pytest.raises(ValueError):
+        GridGeometry(4, ((0, 0),) * 4, lines[:-1], lines, H)
+    with pytest.raises(ValueError):
+        GridGeometry(4, ((0, 0),) * 4, lines[::-1], lines, H)
+    with pytest.raises(ValueError):
+        GridGeometry(4, ((0, 0),) * 4, lines, lines)  # neither mesh nor homography
+    g = GridGeometry(4, ((0, 0),) * 4, lines, lines, H)  # the hand-made flat form still works
+    assert g.cell_box(1, 2) == (lines[2], lines[1], lines[3], lines[2])
+
+
+def test_flat_geometry_maps_like_its_homography():
+    src = np.float32([[100, 80], [700, 120], [650, 690], [90, 640]])
+    H = cv2.getPerspectiveTransform(src, np.float32([[0, 0], [SIDE, 0], [SIDE, SIDE], [0, SIDE]]))
+    lines = tuple(k * SIDE / 6 for k in range(7))
+    g = GridGeometry(6, tuple(map(tuple, src)), lines, lines, H)
+    pts = np.random.default_rng(1).uniform(0, SIDE, (50, 2))
+    expect = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), np.linalg.inv(H)).reshape(-1, 2)
+    assert np.abs(g.to_image(pts) - expect).max() < 0.5
+    picture = np.zeros((800, 800), np.uint8)
+    cv2.circle(picture, tuple(int(v) for v in g.to_image(np.array([[450.0, 300.0]]))[0]), 6, 255, -1)
+    square = g.straighten(picture)
+    y, x = np.unravel_index(np.argmax(cv2.GaussianBlur(square, (0, 0), 3)), square.shape)
+    assert abs(x - 450) < 4 and abs(y - 300) < 4
+
+
+# --- finding ------------------------------------------------------------------
+
+@pytest.mark.parametrize("factor", [0.3, 0.5, 1, 2, 3])
+def test_photo_sample_at_every_resolution(samples, factor):
+    image = cv2.imread(str(samples / "photo-6x6.jpg"))
+    expected = json.loads((samples / "photo-6x6.expected.json").read_text())
+    image = cv2.resize(image, None, fx=factor, fy=factor,
+                       interpolation=cv2.INTER_AREA if factor < 1 else cv2.INTER_LINEAR)
+    geom, square = find_grid(image)
+    layout, _ = find_cages(square, geom)
+    assert geom.size == 6
+    assert cells_of(layout) == {frozenset(map(tuple, c["cells"])) for c in expected["puzzle"]["cages"]}
+
+
+def test_grid_with_cage_borders_only():
+    """No cell lines at all: the size comes from where the cage borders lie."""
+    for n, seed in ((4, 3), (6, 8), (9, 2)):
+        img, puzzle, _, _ = flat(n, seed, thin_grey=255, paper=(255, 255, 255), ink=(0, 0, 0))
+        geom, square = find_grid(bgr(img))
+        assert geom.size == n
+        layout, _ = find_cages(square, geom)
+        assert layout.cages == tuple(c.cells for c in puzzle.cages)
+
+
+def _bend(image: np.ndarray, amount: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A page bowed like a book's: rows sag in the middle, columns squeeze towards one side.
+    Returns the bent picture and, per output pixel, where it came from in the flat one."""
+    h, w = image.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    u, v = xx / w, yy / h
+    mx = xx + amount * w * 0.5 * (u ** 2 - u)  # uneven columns
+    my = yy + amount * h * np.sin(np.pi * u) * (0.6 + 0.4 * v)  # bowed rows
+    out = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(235, 235, 230))
+    return out, mx, my
+
+
+def test_curved_page():
+    img, puzzle, grid, look = flat(6, 11, thin_grey=110)
+    page = cv2.copyMakeBorder(bgr(img), 120, 120, 120, 120, cv2.BORDER_CONSTANT, value=(250, 250, 245))
+    bent, mx, my = _bend(page, 0.05)
+    geom, square = find_grid(bent)
+    assert geom.size == 6
+    layout, _ = find_cages(square, geom)
+    assert layout.cages == tuple(c.cells for c in puzzle.cages)
+    # the drawn digits land in their cells: map each drawn pixel back to the flat page
+    out = draw_solution(bent, type("R", (), {"geometry": geom})(), grid)
+    blue = (out[..., 0] > 150) & (out[..., 2] < 120) & (np.abs(out.astype(int) - bent).sum(axis=2) > 60)
+    pad = 120 + look.thick * 2 + 6
+    col = np.floor((mx[blue] - pad) / look.cell).astype(int)
+    row = np.floor((my[blue] - pad) / look.cell).astype(int)
+    assert blue.sum() > 0 and ((col >= 0) & (col < 6) & (row >= 0) & (row < 6)).all()
+    for r in range(6):
+        for c in range(6):
+            assert ((row == r) & (col == c)).sum() > 20, (r, c)
+
+
+def test_grid_beside_a_dark_pattern_and_a_neighbouring_grid():
+    img, puzzle, _, _ = flat(5, 4, thin_grey=60)
+    grid_px = bgr(img)
+    other, _, _, _ = flat(7, 5)
+    other_px = bgr(other)
+    h, w = grid_px.shape[:2]
+    canvas = np.full((int(h * 1.6), int(w * 2.6), 3), 245, np.uint8)
+    # a bigger dark patterned block (a photo, a headline box) to the left
+    rng = np.random.default_rng(0)
+    block = (rng.integers(0, 90, (int(h * 1.4), int(w * 1.1), 1)) + np.zeros(3, int)).astype(np.uint8)
+    block[::17] = 200
+    canvas[10:10 + block.shape[0], 10:10 + block.shape[1]] = block
+    # the puzzle in the middle-right, a neighbouring grid cut by the picture's right edge
+    x0, y0 = int(w * 1.25), int(h * 0.3)
+    canvas[y0:y0 + h, x0:x0 + w] = grid_px
+    part = other_px[: canvas.shape[0] - 20, : canvas.shape[1] - (x0 + w + 30)]
+    canvas[20:20 + part.shape[0], x0 + w + 30:] = part
+    geom, square = find_grid(canvas)
+    assert geom.size == 5
+    layout, _ = find_cages(square, geom)
+    assert layout.cages == tuple(c.cells for c in puzzle.cages)
+    assert x0 < np.mean([p[0] for p in geom.corners]) < x0 + w
+
+
+# --- real pictures (kept apart, not in the repo) --------------------------------
+
+@needs_shared
+@pytest.mark.parametrize("name", ["mnaoumov/app-screenshot-size-8.jpg", "mnaoumov/Blog05.png",
+                                  "dlowe/IMG_0648.JPG"])
+def test_real_pictures(name):
+    path = REAL / name
+    if not path.exists():
+        pytest.skip(f"{REAL} is not here")
+    truth = json.loads(path.with_name(path.name + ".truth.json").read_text())
+    geom, square = find_grid(cv2.imread(str(path)))
+    assert geom.size == truth["size"]
+    layout, _ = find_cages(square, geom)
+    assert cells_of(layout) == {frozenset(map(tuple, c["cells"])) for c in truth["cages"]}
