@@ -85,12 +85,12 @@ class Choice:
 
 
 def most_probable(n: int, options: list[list[tuple[Cage | None, int]]], time_limit: float = 10.0,
-                  forbid: Grid | None = None) -> Choice | None:
+                  forbid: Grid | None = None, max_cost: int | None = None) -> Choice | None:
     """The cheapest choice of one option per label such that some grid meets
     every chosen clue (a None option constrains nothing), optionally with the
-    grid `forbid` excluded.  Costs are integers (scaled -log probabilities).
-    None when no choice gives a grid; SolverTimeout when the solver could not
-    tell within the time limit."""
+    grid `forbid` excluded and the total cost at most `max_cost`.  Costs are
+    integers (scaled -log probabilities).  None when no choice gives a grid;
+    SolverTimeout when the solver could not tell within the time limit."""
     from ortools.sat.python import cp_model
 
     model = cp_model.CpModel()
@@ -113,7 +113,11 @@ def most_probable(n: int, options: list[list[tuple[Cage | None, int]]], time_lim
     if forbid is not None:
         _forbid(model, x, forbid)
     if cost:
+        if max_cost is not None:
+            model.add(sum(cost) <= max_cost)
         model.minimize(sum(cost))
+    elif max_cost is not None and max_cost < 0:
+        return None
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = time_limit
     solver.parameters.num_workers = 2

@@ -28,6 +28,11 @@ MIN_PROBABILITY = 1e-5  # no option is deemed less likely than this
 UNREADABLE_SPREAD = 20.0  # the leftover probability is shared among about this many other texts
 MARGIN = math.log(50)  # the answer must be this many nats (50x) more probable than any other solution's
 MAX_UNREADABLE = 0.15  # more labels than this share solved without: refuse (exit 5)
+# The best choice is searched among options at most this many nats less
+# probable than each label's first, widening only when none gives a grid: a
+# choice whose total cost exceeds the labels' first choices by B uses no option
+# worse than B, so the narrow search is exact and much faster.
+BUDGETS = (4.0, 12.0, 30.0, None)
 
 
 def _cage(text: str, cells: tuple[tuple[int, int], ...], n: int) -> Cage | None:
@@ -87,9 +92,33 @@ def _read_as(rd: ClueReading) -> str:
     return repr(rd.text) if rd.text else "nothing"
 
 
+def _within(opts: list[list[tuple[Cage | None, int]]], budget: float | None) -> list[list[tuple[Cage | None, int]]]:
+    """Each label's options no more than `budget` nats worse than its best."""
+    if budget is None:
+        return opts
+    return [[(c, k) for c, k in o if k - min(k for _, k in o) <= budget * SCALE] for o in opts]
+
+
+def _widen(choice: Choice, opts: list[list[tuple[Cage | None, int]]],
+           narrow: list[list[tuple[Cage | None, int]]]) -> Choice:
+    """The choice with its picks as indices into the full option lists."""
+    picks = tuple(opts[i].index(narrow[i][j]) for i, j in enumerate(choice.picks))
+    return Choice(picks, choice.grid, choice.cost, choice.proven)
+
+
+def _best(n: int, opts: list[list[tuple[Cage | None, int]]], time_limit: float) -> Choice | None:
+    floor = sum(min(k for _, k in o) for o in opts)
+    for budget in BUDGETS:
+        cap = None if budget is None else floor + int(budget * SCALE)
+        found = most_probable(n, _within(opts, budget), time_limit, max_cost=cap)
+        if found is not None:
+            return _widen(found, opts, _within(opts, budget))
+    return None
+
+
 def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> tuple[Puzzle, Solution, list[str]]:
     opts = [options(rd, n) for rd in readings]
-    best = most_probable(n, opts, time_limit)
+    best = _best(n, opts, time_limit)
     if best is None:
         raise Unsolvable("no reading of the labels gives a puzzle with a solution; check the picture with"
                          " --debug-dir (labels read: "
@@ -97,7 +126,13 @@ def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> tup
     unread = [readings[i] for i, j in enumerate(best.picks) if opts[i][j][0] is None]
     if len(unread) > MAX_UNREADABLE * len(readings):
         raise _unreadable(unread)
-    rival = most_probable(n, opts, time_limit, forbid=best.grid)
+    # a rival need only be sought within the margin: options further off cannot be part of one
+    floor = sum(min(k for _, k in o) for o in opts)
+    room = (best.cost - floor) / SCALE + MARGIN
+    narrow = _within(opts, room)
+    rival = most_probable(n, narrow, time_limit, forbid=best.grid, max_cost=best.cost + int(MARGIN * SCALE) - 1)
+    if rival is not None:
+        rival = _widen(rival, opts, narrow)
     if rival is not None and not rival.proven:
         raise SolverTimeout(f"the solver could not rule out other readings within {time_limit:g} s;"
                             " try a larger --time-limit")
