@@ -5,7 +5,7 @@
 Renders `count` unique random puzzles (sizes 3..9 in turn) with kkvision.synth
 in five styles (clean, screenshot, scan, photo, page) and two font sets: the fonts
 the glyph model was trained on and HELDOUT fonts it never saw.  For each
-image it runs the stages one by one and counts:
+image it runs the pipeline (reading each stage's result from its trace) and counts:
   size   grid found with the right n
   cages  every cage border right (given the size)
   clues  labels read right, over cages whose layout was right
@@ -31,13 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kkvision.errors import KkvisionError  # noqa: E402
 from kkvision.generate import random_puzzle  # noqa: E402
-from kkvision.pipeline import OCR_ENGINES  # noqa: E402
+from kkvision.pipeline import OCR_ENGINES, Options  # noqa: E402
 from kkvision.synth import HELDOUT_FONTS, STYLES, TRAIN_FONTS, available, render  # noqa: E402
-from kkvision.vision import decode, ocr  # noqa: E402
-from kkvision.vision.cages import find_cages  # noqa: E402
-from kkvision.vision.clues import read_clues  # noqa: E402
-from kkvision.vision.grid import find_grid  # noqa: E402
-from kkvision.vision.reading import resolve  # noqa: E402
+from kkvision.vision import ocr, read_image  # noqa: E402
 
 
 def cases(count: int, seed: int):
@@ -54,33 +50,33 @@ def cases(count: int, seed: int):
 def run_one(data: bytes, puzzle, grid, engine: str) -> tuple[dict, str]:
     marks = {"size": False, "cages": False, "clues": 0, "clue_total": 0, "solved": False, "wrong": False}
     why = ""
+    trace: dict = {}
+    reading = None
     try:
-        image = decode(Path("bench.png"), data)
-        geom, square = find_grid(image)
-        marks["size"] = geom.size == puzzle.size
-        if not marks["size"]:
-            return marks, f"size {geom.size}"
-        layout, _ = find_cages(square, geom)
-        marks["cages"] = layout.cages == tuple(c.cells for c in puzzle.cages)
-        clues = read_clues(square, geom, layout, engine)
-        if marks["cages"]:
-            truth = {c.anchor: c for c in puzzle.cages}
-            for cl in clues:
-                t = truth[cl.cells[0]]
-                marks["clue_total"] += 1
-                if (cl.op, cl.target) == (t.op, t.target):
-                    marks["clues"] += 1
-                else:
-                    why += f" {t.where}:{t.label}->{cl.text or '_'}"
-        else:
-            why += " cages wrong"
-        _, solution, notes = resolve(geom.size, clues, 20.0)
-        marks["solved"] = solution.unique and solution.grid == grid
-        marks["wrong"] = solution.unique and solution.grid != grid
-        if not marks["solved"]:
-            why += " wrong solution" if solution.unique else " ambiguous"
+        _, reading = read_image(Path("bench.png"), data, Options(ocr=engine, time_limit=20.0), trace)
     except KkvisionError as exc:
         why += f" {type(exc).__name__}"
+    geom, layout, clues = trace.get("geometry"), trace.get("layout"), trace.get("clues")
+    marks["size"] = geom is not None and geom.size == puzzle.size
+    if geom is not None and not marks["size"]:
+        why += f" size {geom.size}"
+    marks["cages"] = marks["size"] and layout is not None and layout.cages == tuple(c.cells for c in puzzle.cages)
+    if marks["size"] and layout is not None and not marks["cages"]:
+        why += " cages wrong"
+    if marks["cages"] and clues is not None:
+        truth = {c.anchor: c for c in puzzle.cages}
+        for cl in clues:
+            t = truth[cl.cells[0]]
+            marks["clue_total"] += 1
+            if (cl.op, cl.target) == (t.op, t.target):
+                marks["clues"] += 1
+            else:
+                why += f" {t.where}:{t.label}->{cl.text or '_'}"
+    if reading is not None:
+        marks["solved"] = reading.solution.grid == grid
+        marks["wrong"] = not marks["solved"]
+        if marks["wrong"]:
+            why += " WRONG solution"
     return marks, why
 
 

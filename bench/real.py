@@ -17,7 +17,9 @@ solution; format in ../shared/real-dev/README.md):
           pictures refused with exit 5, clue unreadable)
 Rows are per folder (the folder the picture is in), then all together.  The
 seconds are the pipeline's own, in this process (decode to solution, no
-drawing), one picture at a time unless --jobs is given.
+drawing), one picture at a time unless --jobs is given.  The label model
+trains on label crops from half of a folder's pictures (models/train_labels.py
+--real): --split heldout scores only the other half.
 """
 
 from __future__ import annotations
@@ -160,8 +162,14 @@ def main() -> int:
     ap.add_argument("--ocr", default="auto", choices=OCR_ENGINES)
     ap.add_argument("--fails", action="store_true", help="a line for each picture not solved right")
     ap.add_argument("--jobs", type=int, default=1, help="pictures read at once (timing is then shared)")
+    ap.add_argument("--split", choices=("all", "train", "heldout"), default="all",
+                    help="only the pictures models/train_labels.py --real trained on, or only the others")
     args = ap.parse_args()
     paths = pictures(args.folders)
+    if args.split != "all":
+        from models.train_labels import real_split
+
+        paths = [p for p in paths if real_split(p) == args.split]
     if not paths:
         print("no pictures with a .truth.json beside them", file=sys.stderr)
         return 2

@@ -13,8 +13,9 @@ from ..errors import InputImageError
 from ..puzzle import Puzzle
 from ..solver import Solution
 from . import ocr
+from .agree import agree_with_labels
 from .cages import CageLayout, find_cages
-from .clues import ClueReading, read_clues
+from .clues import ClueReading, read_cells, read_clues
 from .grid import GridGeometry, find_grid
 from .reading import resolve
 
@@ -57,14 +58,18 @@ def read_image(path: Path, data: bytes, opts: Options, trace: dict | None = None
     clues = None
     try:
         layout, _ = find_cages(square, geom)
+        cells = read_cells(square, geom)
+        layout = agree_with_labels(layout, cells)
         trace["layout"] = layout
         log.info("%s: %d cages", path, len(layout.cages))
         before = ocr.PROCESSES
-        clues = read_clues(square, geom, layout, opts.ocr)
+        clues = read_clues(square, geom, layout, cells, opts.ocr)
         trace["clues"] = clues
         log.info("%s: labels read (%s) with %d tesseract process(es): %s", path, opts.ocr,
                  ocr.PROCESSES - before, " ".join(c.text or "?" for c in clues))
         puzzle, solution, notes = resolve(geom.size, clues, opts.time_limit)
+        if layout.changed:
+            notes.insert(0, "cage borders changed to agree with where the labels are: " + ", ".join(layout.changed))
     finally:
         if opts.debug_dir is not None:
             from .debug import write_stages

@@ -34,6 +34,10 @@ class CageLayout:
     right_thick: tuple[tuple[bool, ...], ...]  # [r][c]: border between (r,c) and (r,c+1)
     down_thick: tuple[tuple[bool, ...], ...]  # [r][c]: border between (r,c) and (r+1,c)
     threshold: float  # ink above which an edge is thick
+    # how sure each call is: |log ink - log threshold| (0: on the threshold), same shape as the calls
+    right_margin: tuple[tuple[float, ...], ...] = ()
+    down_margin: tuple[tuple[float, ...], ...] = ()
+    changed: tuple[str, ...] = ()  # borders changed to agree with the labels (agree.py)
 
 
 def darkness(square: np.ndarray, n: int) -> np.ndarray:
@@ -114,7 +118,7 @@ def _split(values: np.ndarray, solid: np.ndarray | None = None) -> float:
     return float(np.exp((v[i] + v[i + 1]) / 2) - 0.5)
 
 
-def _group(n: int, right: np.ndarray, down: np.ndarray) -> list[list[Cell]]:
+def group(n: int, right: np.ndarray, down: np.ndarray) -> list[list[Cell]]:
     """Cells joined across every thin edge."""
     pairs = [(r * n + c, r * n + c + 1) for r in range(n) for c in range(n - 1) if not right[r, c]]
     pairs += [(r * n + c, (r + 1) * n + c) for r in range(n - 1) for c in range(n) if not down[r, c]]
@@ -136,7 +140,13 @@ def find_cages(square: np.ndarray, geom: GridGeometry) -> tuple[CageLayout, np.n
     right, down = ink_r > thr, ink_d > thr
     right[:, -1] = True
     down[-1, :] = True
-    cages = tuple(tuple(g) for g in _group(n, right, down))
-    layout = CageLayout(cages, tuple(tuple(bool(v) for v in row) for row in right),
-                        tuple(tuple(bool(v) for v in row) for row in down), float(thr))
+    cages = tuple(tuple(g) for g in group(n, right, down))
+    def margin(ink: np.ndarray) -> tuple[tuple[float, ...], ...]:
+        return tuple(tuple(float(abs(np.log(v + 0.5) - np.log(thr + 0.5))) for v in row) for row in ink)
+
+    layout = CageLayout(cages, rows(right), rows(down), float(thr), margin(ink_r), margin(ink_d))
     return layout, dark
+
+
+def rows(a: np.ndarray) -> tuple[tuple[bool, ...], ...]:
+    return tuple(tuple(bool(v) for v in row) for row in a)

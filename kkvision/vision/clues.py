@@ -1,7 +1,8 @@
 """Stage 3: read each cage's label as texts with probabilities.
 
-The label network (labels.py) reads the top of every cage's first cell and
-gives its few most probable texts ('12+', '3', '' for nothing legible).  In
+The label network (labels.py) reads the top of every cell (read_cells: the
+cage stage checks its borders against where labels are) and, for each cage's
+first cell, gives its few most probable texts ('12+', '3', '' for nothing legible).  In
 `tesseract` and `auto` modes tesseract also reads every label's digits in ONE
 process (ocr.py) and counts as an independent witness: texts whose digits
 agree with it become more probable (TESSERACT_RIGHT), and its own digits join
@@ -15,11 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..puzzle import Cell
+from ..errors import InvalidPuzzle
+from ..puzzle import Cage, Cell, target_possible
 from . import ocr
 from .cages import CageLayout
 from .grid import GridGeometry
-from .labels import label_crop, read_labels
+from .labels import LabelReading, label_crop, read_labels
 
 OPERATORS = {"+": "+", "-": "-", "*": "*", "/": "/", "÷": "/", "x": "*", "×": "*", "−": "-"}
 TESSERACT_RIGHT = 0.75  # how often tesseract's digits are the label's (its likelihood as a witness)
@@ -64,12 +66,36 @@ def parse(text: str, ncells: int) -> tuple[str, int | None]:
     return (op or "?"), target
 
 
-def read_clues(square: np.ndarray, geom: GridGeometry, layout: CageLayout, engine: str = "auto"
-               ) -> tuple[ClueReading, ...]:
-    """Every cage's label, read from the grey grid square."""
-    boxes = [geom.cell_box(*cells[0]) for cells in layout.cages]
-    labels = read_labels(square, boxes)
-    readings = [ClueReading(cells, lab.texts) for cells, lab in zip(layout.cages, labels)]
+def clue_for(text: str, cells: tuple[Cell, ...], n: int) -> Cage | None:
+    """The clue a label's text gives for these cells; None when it cannot be
+    one (an operator on a single cell, '-' or '/' on other than two cells, no
+    digits, or a target no digits up to n can make)."""
+    if text and text[-1] in "+-*/" and len(cells) == 1:
+        return None
+    if text and text[-1] in "-/" and len(cells) != 2:
+        return None
+    op, target = parse(text, len(cells))
+    if target is None:
+        return None
+    try:
+        cage = Cage(op, target, cells)
+    except InvalidPuzzle:
+        return None
+    return cage if target_possible(cage, n) else None
+
+
+def read_cells(square: np.ndarray, geom: GridGeometry) -> dict[Cell, LabelReading]:
+    """What the label reader finds at the top of every cell (an empty text: no label)."""
+    cells = [(r, c) for r in range(geom.size) for c in range(geom.size)]
+    return dict(zip(cells, read_labels(square, [geom.cell_box(*cell) for cell in cells])))
+
+
+def read_clues(square: np.ndarray, geom: GridGeometry, layout: CageLayout, cells: dict[Cell, LabelReading],
+               engine: str = "auto") -> tuple[ClueReading, ...]:
+    """Every cage's label: the reading of its first cell (read_cells), with
+    tesseract's digits as a second witness in `auto` and `tesseract` modes."""
+    boxes = [geom.cell_box(*cage[0]) for cage in layout.cages]
+    readings = [ClueReading(cage, cells[cage[0]].texts) for cage in layout.cages]
     if engine not in ("tesseract", "auto") or not readings:
         return tuple(readings)
     crops = [_digit_crop(square, box, rd.text) for box, rd in zip(boxes, readings)]

@@ -50,6 +50,11 @@ class LabelReading:
     def probability(self) -> float:
         return self.texts[0][1] if self.texts else 0.0
 
+    @property
+    def has_label(self) -> float:
+        """The probability that the cell holds a label at all."""
+        return 1.0 - sum(p for t, p in self.texts if t == "")
+
 
 def crop_box(cell_box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
     """Where the label crop of a cell lies, in the same coordinates as the cell box."""
@@ -62,18 +67,22 @@ def label_crop(gray: np.ndarray, cell_box: tuple[float, float, float, float]) ->
     """The network's input for one cell: CROP_H x CROP_W float32 darkness."""
     bx0, by0, bx1, by1 = crop_box(cell_box)
     # an affine map of the box onto the crop, so sub-pixel boxes and boxes
-    # reaching past the picture's edge (filled with paper) work alike
+    # reaching past the picture's edge (its border pixels repeated) work alike
     sx, sy = (bx1 - bx0) / CROP_W, (by1 - by0) / CROP_H
     m = np.array([[sx, 0, bx0 + 0.5 * sx - 0.5], [0, sy, by0 + 0.5 * sy - 0.5]], np.float32)
     interp = cv2.INTER_AREA if sx > 1.5 else cv2.INTER_LINEAR
-    if sx > 1.5:  # shrinking a lot: smooth first so thin strokes survive
+    src = gray
+    if sx > 1.5:  # shrinking a lot: smooth the crop's neighbourhood first so thin strokes survive
         k = int(sx) | 1
-        src = cv2.blur(gray, (k, k))
-    else:
-        src = gray
-    paper = float(np.median(gray))
+        h, w = gray.shape[:2]
+        x0, y0 = max(0, int(bx0) - k), max(0, int(by0) - k)
+        x1, y1 = min(w, int(bx1) + k + 1), min(h, int(by1) + k + 1)
+        if x1 > x0 and y1 > y0:
+            src = cv2.blur(gray[y0:y1, x0:x1], (k, k))
+            m[0, 2] -= x0
+            m[1, 2] -= y0
     crop = cv2.warpAffine(src, m, (CROP_W, CROP_H), flags=interp | cv2.WARP_INVERSE_MAP,
-                          borderMode=cv2.BORDER_CONSTANT, borderValue=paper)
+                          borderMode=cv2.BORDER_REPLICATE)
     return normalise(crop)
 
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import math
 
-from ..errors import Ambiguous, ClueUnreadable, InvalidPuzzle, SolverTimeout, UncertainReading, Unsolvable
-from ..puzzle import Cage, Puzzle, cell_name, target_possible
+from ..errors import Ambiguous, ClueUnreadable, SolverTimeout, UncertainReading, Unsolvable
+from ..puzzle import Cage, Puzzle, cell_name
 from ..solver import Choice, Solution, most_probable
-from .clues import ClueReading, parse
+from .clues import ClueReading, clue_for
 
 SCALE = 100  # solver cost units per nat of log-probability (integer costs)
 MIN_PROBABILITY = 1e-5  # no option is deemed less likely than this
@@ -35,22 +35,6 @@ MAX_UNREADABLE = 0.15  # more labels than this share solved without: refuse (exi
 BUDGETS = (4.0, 12.0, 30.0, None)
 
 
-def _cage(text: str, cells: tuple[tuple[int, int], ...], n: int) -> Cage | None:
-    """The clue a text gives for these cells; None when it cannot be one."""
-    if text and text[-1] in "+-*/" and len(cells) == 1:
-        return None  # a single cell holds a bare number
-    if text and text[-1] in "-/" and len(cells) != 2:
-        return None
-    op, target = parse(text, len(cells))
-    if target is None:
-        return None
-    try:
-        cage = Cage(op, target, cells)
-    except InvalidPuzzle:
-        return None
-    return cage if target_possible(cage, n) else None
-
-
 def _cost(p: float) -> int:
     return round(-SCALE * math.log(max(p, MIN_PROBABILITY)))
 
@@ -60,7 +44,7 @@ def options(rd: ClueReading, n: int) -> list[tuple[Cage | None, int]]:
     the last is None (unreadable)."""
     prob: dict[Cage, float] = {}
     for text, p in rd.texts:
-        cage = _cage(text, rd.cells, n)
+        cage = clue_for(text, rd.cells, n)
         if cage is not None:
             prob[cage] = prob.get(cage, 0.0) + p
     leftover = max(0.0, 1.0 - sum(prob.values()))
@@ -142,7 +126,7 @@ def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> tup
     final = [c if c is not None else _inferred(rd, best.grid) for rd, c in zip(readings, chosen)]
     notes = []
     changed = [f"{cell_name(rd.cells[0])} read as {_read_as(rd)}, taken as {c.label}"
-               for rd, c in zip(readings, chosen) if c is not None and c != _cage(rd.text, rd.cells, n)]
+               for rd, c in zip(readings, chosen) if c is not None and c != clue_for(rd.text, rd.cells, n)]
     if changed:
         notes.append("labels read otherwise than the reader's first choice, so that the puzzle has a solution: "
                      + "; ".join(changed))

@@ -1,0 +1,87 @@
+"""Stage 2b: make the cage borders agree with where the labels are.
+
+Every cage has exactly one label, in its first cell (top row first, then
+leftmost).  The label reader has read the top of every cell (clues.read_cells),
+so a border call that breaks this rule can be mended:
+  - a cell surely holding a label starts its cage: the edges above it and to
+    its left are borders (a highlighted cell's glow can hide them);
+  - a cage whose first cell is surely empty joins a neighbouring cage across
+    one of its borders (pencil marks on a line can make it look thick): the
+    least sure border across which the merged cage's label is still a
+    possible clue for its cells.
+Each change is listed in the layout's `changed` and reported to the user.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..puzzle import Cell, cell_name
+from .cages import CageLayout, group, rows
+from .clues import clue_for
+from .labels import LabelReading
+
+LABEL_SURE = 0.9  # a cell the label reader finds a label in this surely starts a cage
+EMPTY_SURE = 0.9  # a cage's first cell the reader finds empty this surely starts no cage
+
+
+def agree_with_labels(layout: CageLayout, cells: dict[Cell, LabelReading]) -> CageLayout:
+    """The layout with borders changed, where needed, so that each cage's
+    label is in its first cell and no other cell of it holds one."""
+    n = len(layout.right_thick)
+    right, down = np.array(layout.right_thick), np.array(layout.down_thick)
+    starts = {cell for cell, rd in cells.items() if rd.has_label >= LABEL_SURE}
+    changed = list(layout.changed)
+    for _ in range(2 * n * n):  # each round changes one edge, never back: bounded
+        groups = group(n, right, down)
+        fix = _label_not_first(groups, starts, right, down) or _merge_empty(n, groups, cells, starts, layout)
+        if fix is None:
+            break
+        kind, r, c, thick = fix
+        (down if kind == "down" else right)[r, c] = thick
+        other = (r + 1, c) if kind == "down" else (r, c + 1)
+        changed.append(f"{cell_name((r, c))}|{cell_name(other)} {'border' if thick else 'no border'}")
+    if len(changed) == len(layout.changed):
+        return layout
+    cages = tuple(tuple(g) for g in group(n, right, down))
+    return CageLayout(cages, rows(right), rows(down), layout.threshold, layout.right_margin,
+                      layout.down_margin, tuple(changed))
+
+
+def _label_not_first(groups: list[list[Cell]], starts: set[Cell], right: np.ndarray,
+                     down: np.ndarray) -> tuple[str, int, int, bool] | None:
+    """A missing border above or left of a labelled cell that is not its cage's first."""
+    first = {min(g) for g in groups}
+    for r, c in sorted(starts - first):
+        if r > 0 and not down[r - 1, c]:
+            return ("down", r - 1, c, True)
+        if c > 0 and not right[r, c - 1]:
+            return ("right", r, c - 1, True)
+    return None
+
+
+def _merge_empty(n: int, groups: list[list[Cell]], cells: dict[Cell, LabelReading], starts: set[Cell],
+                 layout: CageLayout) -> tuple[str, int, int, bool] | None:
+    """The border to open for a cage whose first cell is surely empty; None when none fits."""
+    where = {cell: i for i, g in enumerate(groups) for cell in g}
+    for g in groups:
+        head = min(g)
+        if 1.0 - cells[head].has_label < EMPTY_SURE:
+            continue
+        best: tuple[float, tuple[str, int, int, bool]] | None = None
+        for r, c in g:
+            for kind, rr, cc, other in (("right", r, c, (r, c + 1)), ("right", r, c - 1, (r, c - 1)),
+                                        ("down", r, c, (r + 1, c)), ("down", r - 1, c, (r - 1, c))):
+                if not (0 <= other[0] < n and 0 <= other[1] < n) or where[other] == where[(r, c)]:
+                    continue
+                if max((r, c), other) in starts:  # never open the top or left edge of a labelled cell
+                    continue
+                merged = tuple(sorted(g + groups[where[other]]))
+                if clue_for(cells[merged[0]].best, merged, n) is None:  # its label must fit the merged cage
+                    continue
+                sure = (layout.right_margin if kind == "right" else layout.down_margin)[rr][cc]
+                if best is None or sure < best[0]:
+                    best = (sure, (kind, rr, cc, False))
+        if best is not None:
+            return best[1]
+    return None
