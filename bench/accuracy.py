@@ -84,7 +84,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", type=int, default=210)
     ap.add_argument("--seed", type=int, default=1000)
-    ap.add_argument("--ocr", default="auto", choices=OCR_ENGINES)
+    ap.add_argument("--ocr", default="model", choices=OCR_ENGINES)
     ap.add_argument("--fails", action="store_true", help="list each failing image")
     ap.add_argument("--verbose", action="store_true", help="a line per image")
     ap.add_argument("--save", type=Path, help="write failing images here")

@@ -159,7 +159,7 @@ def table(scores: list[Score], root_of) -> str:  # type: ignore[no-untyped-def]
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("folders", type=Path, nargs="+")
-    ap.add_argument("--ocr", default="auto", choices=OCR_ENGINES)
+    ap.add_argument("--ocr", default="model", choices=OCR_ENGINES)
     ap.add_argument("--fails", action="store_true", help="a line for each picture not solved right")
     ap.add_argument("--jobs", type=int, default=1, help="pictures read at once (timing is then shared)")
     ap.add_argument("--split", choices=("all", "train", "heldout"), default="all",

@@ -34,9 +34,9 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--format", choices=formats.FORMATS, help="text format (default: detect)")
         sp.add_argument("--time-limit", type=float, default=20.0, help="solver seconds (default 20)")
         sp.add_argument("--debug-dir", type=Path, help="write each vision stage's picture here")
-        sp.add_argument("--ocr", choices=OCR_ENGINES + tuple(OCR_ALIASES), default="auto",
-                        help="clue reader: the shipped label model alone (model), with tesseract as a second"
-                             " witness (auto), or tesseract's digits first (tesseract)")
+        sp.add_argument("--ocr", choices=OCR_ENGINES + tuple(OCR_ALIASES), default="model",
+                        help="label reader: the shipped label model (model, the default), or the model with"
+                             " tesseract as a second witness of the digits (tesseract: slower, measured no better)")
         sp.add_argument("--json", action="store_true", help="print JSON instead of text")
         sp.add_argument("-o", "--output", type=Path,
                         help="image to write (default INPUT.solved.png / INPUT.checked.png beside the input)")
@@ -54,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("input", type=Path)
     v.add_argument("--format", choices=formats.FORMATS, help="input text format (default: detect)")
     v.add_argument("--to", choices=formats.FORMATS, required=True)
-    v.add_argument("--ocr", choices=OCR_ENGINES + tuple(OCR_ALIASES), default="auto")
+    v.add_argument("--ocr", choices=OCR_ENGINES + tuple(OCR_ALIASES), default="model")
     return p
 
 

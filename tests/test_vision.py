@@ -52,7 +52,7 @@ def test_parse_labels():
     assert parse("+", 2) == ("+", None)
 
 
-def test_auto_mode_reads_all_labels_with_one_ocr_call(monkeypatch):
+def test_tesseract_mode_reads_all_labels_with_one_ocr_call(monkeypatch):
     puzzle, grid = random_puzzle(4, seed=5)
     image, _ = render(puzzle, "clean", random.Random(1), FONTS)
     calls = []
@@ -62,7 +62,7 @@ def test_auto_mode_reads_all_labels_with_one_ocr_call(monkeypatch):
         return [str(c.target) for c in puzzle.cages]  # cages come in anchor order, as the labels are read
 
     monkeypatch.setattr(ocr, "read_numbers", fake)
-    _, reading = read_image(__import__("pathlib").Path("x.png"), png_bytes(image), Options(ocr="auto"))
+    _, reading = read_image(__import__("pathlib").Path("x.png"), png_bytes(image), Options(ocr="tesseract"))
     assert calls == [len(puzzle.cages)]  # one batch for all labels
     assert all(cl.source == "model+tesseract" for cl in reading.clues)
     assert reading.solution.grid == grid
@@ -148,8 +148,20 @@ def test_tesseract_reads_a_batch_in_one_process():
 
 
 @needs_tesseract
-def test_auto_mode_with_real_tesseract_solves_the_scan_sample(samples):
+def test_tesseract_mode_with_real_tesseract_solves_the_scan_sample(samples):
     path = samples / "scan-9x9.jpg"
     expected = json.loads((samples / "scan-9x9.expected.json").read_text())
-    _, reading = read_image(path, path.read_bytes(), Options(ocr="auto"))
+    _, reading = read_image(path, path.read_bytes(), Options(ocr="tesseract"))
+    assert [list(r) for r in reading.solution.grid] == expected["solution"]
+
+
+@pytest.mark.parametrize("scale", [0.3, 0.5, 1.0, 2.0, 3.0])
+def test_photo_sample_solves_at_every_scale(samples, scale, no_tesseract):
+    """An ordinary phone photo is 8-18 MP; a thumbnail is a fraction of the sample."""
+    path = samples / "photo-6x6.jpg"
+    expected = json.loads((samples / "photo-6x6.expected.json").read_text())
+    image = cv2.imread(str(path))
+    scaled = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC)
+    data = cv2.imencode(".jpg", scaled, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
+    _, reading = read_image(path, data, Options(ocr="model"))
     assert [list(r) for r in reading.solution.grid] == expected["solution"]

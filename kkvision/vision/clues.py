@@ -3,7 +3,7 @@
 The label network (labels.py) reads the top of every cell (read_cells: the
 cage stage checks its borders against where labels are) and, for each cage's
 first cell, gives its few most probable texts ('12+', '3', '' for nothing legible).  In
-`tesseract` and `auto` modes tesseract also reads every label's digits in ONE
+`tesseract` mode tesseract also reads every label's digits in ONE
 process (ocr.py) and counts as an independent witness: texts whose digits
 agree with it become more probable (TESSERACT_RIGHT), and its own digits join
 the candidates when the network did not offer them.  The reading stage then
@@ -91,12 +91,12 @@ def read_cells(square: np.ndarray, geom: GridGeometry) -> dict[Cell, LabelReadin
 
 
 def read_clues(square: np.ndarray, geom: GridGeometry, layout: CageLayout, cells: dict[Cell, LabelReading],
-               engine: str = "auto") -> tuple[ClueReading, ...]:
+               engine: str = "model") -> tuple[ClueReading, ...]:
     """Every cage's label: the reading of its first cell (read_cells), with
-    tesseract's digits as a second witness in `auto` and `tesseract` modes."""
+    tesseract's digits as a second witness in `tesseract` mode."""
     boxes = [geom.cell_box(*cage[0]) for cage in layout.cages]
     readings = [ClueReading(cage, cells[cage[0]].texts) for cage in layout.cages]
-    if engine not in ("tesseract", "auto") or not readings:
+    if engine != "tesseract" or not readings:
         return tuple(readings)
     crops = [_digit_crop(square, box, rd.text) for box, rd in zip(boxes, readings)]
     numbers = ocr.read_numbers(crops)

@@ -1,0 +1,55 @@
+"""Stage 2b: cage borders mended to agree with where the labels are."""
+
+import numpy as np
+
+from kkvision.vision.agree import agree_with_labels
+from kkvision.vision.cages import CageLayout, group, rows
+from kkvision.vision.labels import LabelReading
+
+
+def layout(n, right_borders, down_borders, margin=1.0, weak=()):
+    """A layout with borders right of / below the listed cells; `weak` edges
+    (kind, r, c) are the least sure calls."""
+    right = np.zeros((n, n), bool)
+    down = np.zeros((n, n), bool)
+    right[:, -1] = True
+    down[-1, :] = True
+    for r, c in right_borders:
+        right[r, c] = True
+    for r, c in down_borders:
+        down[r, c] = True
+    rm, dm = np.full((n, n), margin), np.full((n, n), margin)
+    for kind, r, c in weak:
+        (rm if kind == "right" else dm)[r, c] = 0.1
+    cages = tuple(tuple(g) for g in group(n, right, down))
+    return CageLayout(cages, rows(right), rows(down), 1.0, tuple(map(tuple, rm)), tuple(map(tuple, dm)))
+
+
+def cells(n, labels):
+    return {(r, c): LabelReading(((labels.get((r, c), ""), 0.99),)) for r in range(n) for c in range(n)}
+
+
+def test_a_labelled_cell_inside_a_cage_starts_its_own():
+    # 3x3: rows are cages, but the glow of a highlight hid the border between A1 and B1
+    lay = layout(3, [], [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)])
+    labels = {(0, 0): "2", (0, 1): "5+", (1, 0): "6+", (2, 0): "6+"}
+    fixed = agree_with_labels(lay, cells(3, labels))
+    assert ((0, 0),) in fixed.cages and ((0, 1), (0, 2)) in fixed.cages
+    assert fixed.changed == ("A1|B1 border",)
+
+
+def test_an_empty_first_cell_joins_the_cage_whose_label_fits():
+    # 3x3; truth: A1 A2 B2 is '6*'; B1 C1 is '1-'; C2 and row 3 another cage.
+    # Pencil marks made the A1|A2 line look thick; B1|B2 is a true border but the least sure call.
+    lay = layout(3, [(0, 0), (1, 1)], [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1)], weak=[("down", 0, 1)])
+    labels = {(0, 0): "6*", (0, 1): "1-", (1, 2): "9+"}
+    fixed = agree_with_labels(lay, cells(3, labels))
+    # merging A2's cage into B1's would give '1-' three cells: only A1|A2 opens
+    assert fixed.changed == ("A1|A2 no border",)
+    assert ((0, 0), (1, 0), (1, 1)) in fixed.cages
+
+
+def test_a_layout_that_agrees_is_left_alone():
+    lay = layout(3, [(0, 0), (1, 0), (2, 0)], [])
+    labels = {(0, 0): "6+", (0, 1): "6+"}
+    assert agree_with_labels(lay, cells(3, labels)) is lay
