@@ -3,7 +3,7 @@
     .venv/bin/python bench/accuracy.py [--count 210] [--ocr auto] [--seed 1000] [--fails]
 
 Renders `count` unique random puzzles (sizes 3..9 in turn) with kkvision.synth
-in five styles (clean, screenshot, scan, photo, page) and two font sets: the fonts
+in six styles (clean, screenshot, scan, photo, page, lowres) and two font sets: the fonts
 the glyph model was trained on and HELDOUT fonts it never saw.  For each
 image it runs the pipeline (reading each stage's result from its trace) and counts:
   size   grid found with the right n
@@ -28,6 +28,8 @@ import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from calibration import margin_table, widen  # noqa: E402
 
 from kkvision.errors import KkvisionError  # noqa: E402
 from kkvision.generate import random_puzzle  # noqa: E402
@@ -73,6 +75,7 @@ def run_one(data: bytes, puzzle, grid, engine: str) -> tuple[dict, str]:
             else:
                 why += f" {t.where}:{t.label}->{cl.text or '_'}"
     if reading is not None:
+        marks["odds"] = reading.odds
         marks["solved"] = reading.solution.grid == grid
         marks["wrong"] = not marks["solved"]
         if marks["wrong"]:
@@ -89,7 +92,12 @@ def main() -> None:
     ap.add_argument("--verbose", action="store_true", help="a line per image")
     ap.add_argument("--save", type=Path, help="write failing images here")
     ap.add_argument("--only", type=int, nargs="*", help="run only these case numbers")
+    ap.add_argument("--calibrate", type=float, metavar="NATS",
+                    help="answer at any odds and measure them up to NATS: a table for choosing MARGIN")
     args = ap.parse_args()
+    if args.calibrate:
+        widen(args.calibrate)
+    answers: list[tuple[float, bool]] = []
 
     groups: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     slow9 = []
@@ -97,7 +105,7 @@ def main() -> None:
         if args.only and i not in args.only:
             continue
         arr = cv2.cvtColor(np.asarray(image), cv2.COLOR_RGB2BGR)
-        ext = ".jpg" if style in ("scan", "photo", "page") else ".png"
+        ext = ".jpg" if style in ("scan", "photo", "page", "lowres") else ".png"
         data = cv2.imencode(ext, arr, [cv2.IMWRITE_JPEG_QUALITY, 90] if ext == ".jpg" else [])[1].tobytes()
         before = ocr.PROCESSES
         t0 = time.perf_counter()
@@ -105,9 +113,11 @@ def main() -> None:
         seconds = time.perf_counter() - t0
         if n == 9:
             slow9.append(seconds)
+        if "odds" in marks:
+            answers.append((float(marks["odds"]), bool(marks["solved"])))
         if args.verbose:
             print(f"#{i} {n}x{n} {style} {fontset} {seconds:.2f}s {'ok' if marks['solved'] else 'FAIL'}", file=sys.stderr)
-        for key in ("all", f"style={style}", f"fonts={fontset}", f"{'photo-like' if style in ('scan', 'photo', 'page') else 'clean-like'}"):
+        for key in ("all", f"style={style}", f"fonts={fontset}", f"{'photo-like' if style in ('scan', 'photo', 'page', 'lowres') else 'clean-like'}"):
             g = groups[key]
             g["images"] += 1
             g["size"] += marks["size"]
@@ -134,6 +144,8 @@ def main() -> None:
               f"{g['seconds'] / m:>8.2f}{g['tesseract'] / m:>9.2f}")
     if slow9:
         print(f"9x9 images: mean {np.mean(slow9):.2f} s, max {np.max(slow9):.2f} s")
+    if args.calibrate:
+        print(margin_table(answers))
 
 
 if __name__ == "__main__":

@@ -35,6 +35,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from calibration import margin_table, widen  # noqa: E402
+
 from kkvision.errors import KkvisionError  # noqa: E402
 from kkvision.pipeline import (
     OCR_ENGINES,  # noqa: E402
@@ -57,6 +59,7 @@ class Score:
     labels_known: int = 0
     solved: bool | None = None
     wrong: bool = False
+    odds: float | None = None  # of the answer, when one was given
     why: list[str] = field(default_factory=list)
 
 
@@ -73,7 +76,9 @@ def _partition(cages) -> set[frozenset]:  # type: ignore[no-untyped-def]
     return {frozenset(tuple(c) for c in cells) for cells in cages}
 
 
-def score(path: Path, ocr: str) -> Score:
+def score(path: Path, ocr: str, calibrate: float | None = None) -> Score:
+    if calibrate:
+        widen(calibrate)
     truth = json.loads(path.with_name(path.name + ".truth.json").read_text())
     known = tuple(truth.get("known", ()))
     s = Score(str(path), known)
@@ -111,6 +116,7 @@ def score(path: Path, ocr: str) -> Score:
                 r, c = cage["cells"][0]
                 s.why.append(f"{chr(65 + c)}{r + 1}:{cage['target']}{cage['op']}->{cl.text or '_'}")
     if reading is not None:  # exit 0: an answer would be printed
+        s.odds = reading.odds
         bad = []
         if "solution" in known:
             s.solved = [list(row) for row in reading.solution.grid] == truth["solution"]
@@ -164,6 +170,9 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=1, help="pictures read at once (timing is then shared)")
     ap.add_argument("--split", choices=("all", "train", "heldout"), default="all",
                     help="only the pictures models/train_labels.py --real trained on, or only the others")
+    ap.add_argument("--calibrate", type=float, metavar="NATS",
+                    help="answer at any odds and measure them up to NATS: a table for choosing MARGIN")
+    ap.add_argument("--fail-on-wrong", action="store_true", help="exit 1 when any answer is WRONG (for CI)")
     args = ap.parse_args()
     paths = pictures(args.folders)
     if args.split != "all":
@@ -175,14 +184,22 @@ def main() -> int:
         return 2
     if args.jobs > 1:
         with ProcessPoolExecutor(args.jobs) as pool:
-            scores = list(pool.map(score, paths, [args.ocr] * len(paths)))
+            scores = list(pool.map(score, paths, [args.ocr] * len(paths), [args.calibrate] * len(paths)))
     else:
-        scores = [score(p, args.ocr) for p in paths]
+        scores = [score(p, args.ocr, args.calibrate) for p in paths]
     if args.fails:
         for s in scores:
             if s.why:
                 print(f"{Path(s.path).name}: " + "; ".join(s.why), file=sys.stderr)
     print(table(scores, lambda s: Path(s.path).parent.name))
+    if args.calibrate:
+        known = [s for s in scores if s.odds is not None and (s.solved is not None or s.wrong)]
+        print()
+        print(margin_table([(float(s.odds), not s.wrong) for s in known if s.odds is not None]))
+    wrong = [Path(s.path).name for s in scores if s.wrong]
+    if args.fail_on_wrong and wrong:
+        print(f"WRONG answers: {', '.join(wrong)}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import sys
 import traceback
 from pathlib import Path
@@ -14,7 +15,7 @@ from . import __version__, formats
 from .answers import check_answers, read_answers
 from .errors import ExitCode, KkvisionError, OutputExists
 from .pipeline import OCR_ALIASES, OCR_ENGINES, Options, Outcome, run
-from .report import grid_text, result_json
+from .report import grid_text, labels_json, result_json
 
 log = logging.getLogger("kkvision")
 
@@ -94,6 +95,12 @@ def _options(args: argparse.Namespace) -> Options:
                    debug_dir=getattr(args, "debug_dir", None), ocr=OCR_ALIASES.get(args.ocr, args.ocr))
 
 
+def _odds(nats: float) -> float | None:
+    """How many times the answer is more probable than any reading with another
+    solution (None: no such reading was found within the search)."""
+    return None if math.isinf(nats) else round(math.exp(nats), 1)
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     inputs = [args.input, *args.more]
     if len(inputs) == 1:
@@ -132,8 +139,11 @@ def solve_one(args: argparse.Namespace) -> int:
         )
     image = _write_image(args, outcome, "solved")
     if args.json:
+        extra = {}
+        if outcome.vision is not None:
+            extra = {"labels": labels_json(outcome.vision.labels), "odds": _odds(outcome.vision.odds)}
         print(result_json(outcome.puzzle, sol.grid, sol.unique, notes=list(outcome.notes),
-                          image=str(image) if image else None, input=str(args.input),
+                          image=str(image) if image else None, input=str(args.input), **extra,
                           indent=None if args.more or getattr(args, "batch", False) else 1))
     else:
         print(grid_text(sol.grid))

@@ -1,5 +1,10 @@
 """Draw the solution (or the wrong answers) into the ORIGINAL picture.
 
+Labels the answer reads otherwise than the label reader's first choice (or
+could not read) are drawn too, as the answer takes them, at the top right of
+their cell in orange; labels used as read but read with little certainty in
+purple: the user can check them against the print.
+
 The digits are drawn on a transparent layer in the straightened square,
 where cells are upright and evenly sized; each cell of that layer is warped
 back into the photo through the cell's own corners there, so the digits
@@ -22,6 +27,10 @@ from .vision.grid import SIDE
 FONT_NAMES = ("DejaVuSans-Bold.ttf", "LiberationSans-Bold.ttf", "FreeSansBold.ttf")
 SOLUTION = (20, 70, 220, 255)  # RGBA
 WRONG = (220, 20, 20, 255)
+CHANGED = (235, 100, 0, 255)  # a label the answer reads otherwise than the reader's first choice, or not at all
+UNSURE = (160, 0, 170, 255)  # a label used as read, but read with little certainty
+LABEL_BACK = (255, 255, 255, 200)  # behind those labels, so they stand out on any paper
+DISPLAY_OPS = {"*": "×", "/": "÷", "-": "−", "?": ""}
 
 
 def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
@@ -49,7 +58,26 @@ def _layer(reading: Any, grid: Grid, wrong: set[tuple[int, int]] | None) -> np.n
                     d.ellipse([x0 + m, y0 + m, x1 - m, y1 - m], outline=WRONG, width=max(3, SIDE // (60 * n)))
                 continue
             d.text((cx, cy), str(grid[r][c]), font=font, fill=SOLUTION, anchor="mm")
+    _labels(d, reading)
     return np.asarray(layer)
+
+
+def _labels(d: ImageDraw.ImageDraw, reading: Any) -> None:
+    """The reading used for each changed or unsure label, at the top right of
+    its cell (the printed label is at the top left), in its own colour."""
+    geom = reading.geometry
+    font = _font(int(0.2 * SIDE / geom.size))
+    for label in getattr(reading, "labels", ()):
+        if not label.unsure:
+            continue
+        x0, y0, x1, y1 = geom.cell_box(*label.used.anchor)
+        cage = label.used
+        text = str(cage.target) + ("" if cage.op == "=" else DISPLAY_OPS.get(cage.op, cage.op))
+        colour = UNSURE if label.how == "read" else CHANGED
+        at = (x1 - 0.06 * (x1 - x0), y0 + 0.06 * (y1 - y0))
+        box = d.textbbox(at, text, font=font, anchor="ra")
+        d.rectangle([box[0] - 3, box[1] - 2, box[2] + 3, box[3] + 2], fill=LABEL_BACK, outline=colour, width=2)
+        d.text(at, text, font=font, fill=colour, anchor="ra")
 
 
 def draw_solution(image: np.ndarray, reading: Any, grid: Grid,

@@ -29,3 +29,14 @@ def result_json(puzzle: Puzzle, grid: Grid | None, unique: bool | None, indent: 
                             "unique": unique}
     data.update(extra)
     return json.dumps(data, indent=indent)
+
+
+def labels_json(labels: Any) -> list[dict[str, Any]]:
+    """Each cage label read from a picture: what the reader saw first and how
+    sure it was, the clue the answer uses, and whether that was 'read' as is,
+    'changed' to another of its readings, or 'not read' (solved without)."""
+    from .puzzle import cell_name
+
+    return [{"cell": cell_name(lb.cells[0]), "read": lb.read, "probability": round(lb.read_probability, 4),
+             "used": lb.used.label, "used_probability": round(lb.used_probability, 4), "how": lb.how}
+            for lb in labels]

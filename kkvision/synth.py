@@ -3,7 +3,8 @@
 Styles: `clean` (flat render), `screenshot` (app colours), `scan` (paper tint,
 slight rotation, noise, blur, JPEG), `photo` (perspective onto a background,
 uneven light, blur, noise, JPEG) and `page` (the puzzle among columns of text
-on a newspaper page, then scanned).  Sizes follow real inputs: cells of 45..110
+on a newspaper page, then scanned) and `lowres` (a small or distant picture:
+labels 6..10 px high, blurred, JPEG quality 30..60).  Sizes follow real inputs: cells of 45..110
 px (a 9x9 grid of 450..1000 px, as a 300 dpi scan gives), photos with the
 grid 600..1200 px across (a phone camera at reading distance).  Fonts are split: TRAIN_FONTS teach the glyph
 model, HELDOUT_FONTS are never shown to it and measure generalisation.
@@ -35,7 +36,7 @@ HELDOUT_FONTS = [
     "NimbusSans-Regular.otf", "NimbusSans-Bold.otf", "NimbusRoman-Regular.otf", "URWGothic-Book.otf",
     "C059-Roman.otf", "P052-Roman.otf", "URWBookman-Light.otf", "NimbusMonoPS-Regular.otf",
 ]
-STYLES = ("clean", "screenshot", "scan", "photo", "page")
+STYLES = ("clean", "screenshot", "scan", "photo", "page", "lowres")
 WORDS = "the city council voted to approve a new budget for parks and roads on monday night".split()
 
 
@@ -205,6 +206,18 @@ def degrade(img: Image.Image, style: str, rng: random.Random) -> Image.Image:
     return _jpeg(img, rng.randint(40, 85))
 
 
+def lowres(img: Image.Image, look: Look, rng: random.Random) -> Image.Image:
+    """Shrunk until the labels are 6..10 px high, blurred, and JPEG-compressed hard."""
+    cap = look.font_frac * look.cell * 0.72  # a label's digit height, px
+    scale = min(1.0, rng.uniform(6, 10) / cap)
+    w, h = img.size
+    img = img.resize((max(1, round(w * scale)), max(1, round(h * scale))), Image.Resampling.LANCZOS)
+    img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.2, 0.6)))
+    return _jpeg(img, rng.randint(30, 60))
+
+
 def render(puzzle: Puzzle, style: str, rng: random.Random, fonts: list[Path]) -> tuple[Image.Image, Look]:
     look = random_look(rng, fonts, puzzle.size)
+    if style == "lowres":
+        return lowres(render_flat(puzzle, look), look, rng), look
     return degrade(render_flat(puzzle, look), style, rng), look

@@ -19,8 +19,9 @@ def sure(puzzle: Puzzle, p: float = 0.97) -> list[ClueReading]:
 
 def test_labels_read_right_give_the_solution_without_notes():
     puzzle, grid = random_puzzle(6, seed=4)
-    fixed, solution, notes = resolve(6, tuple(sure(puzzle)), 10.0)
-    assert fixed == puzzle and solution.grid == grid and solution.unique and notes == []
+    res = resolve(6, tuple(sure(puzzle)), 10.0)
+    assert res.puzzle == puzzle and res.solution.grid == grid and res.solution.unique and res.notes == ()
+    assert all(d.how == "read" and not d.unsure for d in res.labels) and res.odds >= 3.9
 
 
 def test_a_misread_that_leaves_no_solution_gives_way_to_the_next_reading():
@@ -40,9 +41,11 @@ def test_a_misread_that_leaves_no_solution_gives_way_to_the_next_reading():
         pytest.skip("every '+' misread of this puzzle still has a solution")
     readings = sure(puzzle)
     readings[k] = ClueReading(cage.cells, ((text_of(wrong), 0.6), (text_of(cage), 0.35)))
-    fixed, solution, notes = resolve(5, tuple(readings), 10.0)
-    assert fixed == puzzle and solution.grid == grid
-    assert any(wrong.label in n and cage.label in n and cage.where in n for n in notes)
+    res = resolve(5, tuple(readings), 10.0)
+    assert res.puzzle == puzzle and res.solution.grid == grid
+    assert any(wrong.label in n and cage.label in n and cage.where in n for n in res.notes)
+    assert res.labels[k].how == "changed" and res.labels[k].read == text_of(wrong) and res.labels[k].unsure
+    assert res.labels[k].used == cage and 0.3 < res.labels[k].used_probability < 0.4
 
 
 def test_texts_that_cannot_be_the_cages_clue_are_not_options():
@@ -84,12 +87,10 @@ def test_an_unreadable_label_is_solved_without_and_reported():
     readings = sure(puzzle)
     k = max(range(len(readings)), key=lambda i: len(puzzle.cages[i].cells))
     readings[k] = ClueReading(puzzle.cages[k].cells, (("", 0.9),))
-    try:
-        fixed, solution, notes = resolve(6, tuple(readings), 10.0)
-    except ClueUnreadable:
-        return  # the other labels do not pin the grid down: refusing is right
-    assert solution.grid == grid
-    assert any("not read" in n and puzzle.cages[k].where in n for n in notes)
+    res = resolve(6, tuple(readings), 10.0)  # the other labels pin the grid down
+    assert res.solution.grid == grid
+    assert any("not read" in n and puzzle.cages[k].where in n for n in res.notes)
+    assert res.labels[k].how == "not read" and res.labels[k].used.cells == puzzle.cages[k].cells
 
 
 def test_too_many_unreadable_labels_are_refused():
@@ -110,8 +111,8 @@ def test_hidden_operator_labels_still_solve():
             pytest.skip("this hidden-operator version is not unique")
     except Exception:
         pytest.skip("no hidden-operator version")
-    fixed, solution, _ = resolve(4, tuple(sure(hidden)), 10.0)
-    assert solution.grid == grid and fixed == hidden
+    res = resolve(4, tuple(sure(hidden)), 10.0)
+    assert res.solution.grid == grid and res.puzzle == hidden
 
 
 def _hidden_target(cage: Cage, grid) -> int:

@@ -165,3 +165,14 @@ def test_photo_sample_solves_at_every_scale(samples, scale, no_tesseract):
     data = cv2.imencode(".jpg", scaled, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
     _, reading = read_image(path, data, Options(ocr="model"))
     assert [list(r) for r in reading.solution.grid] == expected["solution"]
+
+
+def test_json_gives_each_labels_reading_probability_and_use(samples, capsys, no_tesseract):
+    path = samples / "screenshot-5x5.png"
+    assert main(["solve", "--json", "--no-image", str(path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["labels"]) == len(out["puzzle"]["cages"])
+    first = out["labels"][0]
+    assert set(first) == {"cell", "read", "probability", "used", "used_probability", "how"}
+    assert all(0.0 <= lb["probability"] <= 1.0 and lb["how"] in ("read", "changed", "not read") for lb in out["labels"])
+    assert out["odds"] is None or out["odds"] >= 50

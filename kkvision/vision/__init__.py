@@ -17,7 +17,7 @@ from .agree import agree_with_labels
 from .cages import CageLayout, find_cages
 from .clues import ClueReading, read_cells, read_clues
 from .grid import GridGeometry, find_grid
-from .reading import resolve
+from .reading import LabelDecision, resolve
 
 if TYPE_CHECKING:
     from ..pipeline import Options
@@ -33,6 +33,8 @@ class Reading:
     puzzle: Puzzle
     solution: Solution
     notes: tuple[str, ...]
+    labels: tuple[LabelDecision, ...]  # per cage: what was read and what the answer uses
+    odds: float  # nats by which the answer beats the likeliest reading with another solution
 
 
 def decode(path: Path, data: bytes) -> np.ndarray:
@@ -67,12 +69,13 @@ def read_image(path: Path, data: bytes, opts: Options, trace: dict | None = None
         trace["clues"] = clues
         log.info("%s: labels read (%s) with %d tesseract process(es): %s", path, opts.ocr,
                  ocr.PROCESSES - before, " ".join(c.text or "?" for c in clues))
-        puzzle, solution, notes = resolve(geom.size, clues, opts.time_limit)
+        res = resolve(geom.size, clues, opts.time_limit)
+        notes = res.notes
         if layout.changed:
-            notes.insert(0, "cage borders changed to agree with where the labels are: " + ", ".join(layout.changed))
+            notes = ("cage borders changed to agree with where the labels are: " + ", ".join(layout.changed),) + notes
     finally:
         if opts.debug_dir is not None:
             from .debug import write_stages
 
             write_stages(opts.debug_dir, image, geom, square, layout, clues)
-    return image, Reading(geom, layout, clues, puzzle, solution, tuple(notes))
+    return image, Reading(geom, layout, clues, res.puzzle, res.solution, notes, res.labels, res.odds)

@@ -17,9 +17,10 @@ the solution of a puzzle other than the one it read without saying so.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from ..errors import Ambiguous, ClueUnreadable, SolverTimeout, UncertainReading, Unsolvable
-from ..puzzle import Cage, Puzzle, cell_name
+from ..puzzle import Cage, Cell, Puzzle, cell_name
 from ..solver import Choice, Solution, most_probable
 from .clues import ClueReading, clue_for
 
@@ -27,12 +28,39 @@ SCALE = 100  # solver cost units per nat of log-probability (integer costs)
 MIN_PROBABILITY = 1e-5  # no option is deemed less likely than this
 UNREADABLE_SPREAD = 20.0  # the leftover probability is shared among about this many other texts
 MARGIN = math.log(50)  # the answer must be this many nats (50x) more probable than any other solution's
+ODDS_SEEN = MARGIN  # how far (nats) a rival is sought; bench/ widens it to calibrate MARGIN
+SURE = 0.9  # a label used with less probability than this is shown as unsure
 MAX_UNREADABLE = 0.15  # more labels than this share solved without: refuse (exit 5)
 # The best choice is searched among options at most this many nats less
 # probable than each label's first, widening only when none gives a grid: a
 # choice whose total cost exceeds the labels' first choices by B uses no option
 # worse than B, so the narrow search is exact and much faster.
 BUDGETS = (4.0, 12.0, 30.0, None)
+
+
+@dataclass(frozen=True)
+class LabelDecision:
+    """What one label was read as, and what the answer takes it to say."""
+
+    cells: tuple[Cell, ...]
+    read: str  # the reader's first choice ('' when it saw nothing legible)
+    read_probability: float
+    used: Cage  # the clue the answer uses
+    used_probability: float  # of that reading (for a label not read: the share left to unlisted texts)
+    how: str  # 'read' (as read), 'changed' (another of its readings), 'not read' (solved without it)
+
+    @property
+    def unsure(self) -> bool:
+        return self.how != "read" or self.used_probability < SURE
+
+
+@dataclass(frozen=True)
+class Resolution:
+    puzzle: Puzzle
+    solution: Solution
+    labels: tuple[LabelDecision, ...]
+    odds: float  # nats by which the answer beats the likeliest reading with another solution (inf: none seen)
+    notes: tuple[str, ...]
 
 
 def _cost(p: float) -> int:
@@ -100,7 +128,10 @@ def _best(n: int, opts: list[list[tuple[Cage | None, int]]], time_limit: float) 
     return None
 
 
-def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> tuple[Puzzle, Solution, list[str]]:
+def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> Resolution:
+    """The puzzle the labels most probably say, with its one solution; raises
+    when that is not clearly more probable than a reading with another
+    solution (UncertainReading, Ambiguous, ClueUnreadable), or none has one."""
     opts = [options(rd, n) for rd in readings]
     best = _best(n, opts, time_limit)
     if best is None:
@@ -111,16 +142,17 @@ def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> tup
     if len(unread) > MAX_UNREADABLE * len(readings):
         raise _unreadable(unread)
     # a rival need only be sought within the margin: options further off cannot be part of one
+    seen = max(MARGIN, ODDS_SEEN)
     floor = sum(min(k for _, k in o) for o in opts)
-    room = (best.cost - floor) / SCALE + MARGIN
-    narrow = _within(opts, room)
-    rival = most_probable(n, narrow, time_limit, forbid=best.grid, max_cost=best.cost + int(MARGIN * SCALE) - 1)
+    narrow = _within(opts, (best.cost - floor) / SCALE + seen)
+    rival = most_probable(n, narrow, time_limit, forbid=best.grid, max_cost=best.cost + int(seen * SCALE) - 1)
     if rival is not None:
         rival = _widen(rival, opts, narrow)
     if rival is not None and not rival.proven:
         raise SolverTimeout(f"the solver could not rule out other readings within {time_limit:g} s;"
                             " try a larger --time-limit")
-    if rival is not None and (rival.cost - best.cost) / SCALE < MARGIN:
+    odds = math.inf if rival is None else (rival.cost - best.cost) / SCALE
+    if rival is not None and odds < MARGIN:
         raise _doubt(readings, opts, best, rival)
     chosen = [opts[i][j][0] for i, j in enumerate(best.picks)]
     final = [c if c is not None else _inferred(rd, best.grid) for rd, c in zip(readings, chosen)]
@@ -134,7 +166,15 @@ def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> tup
         notes.append("labels not read, solved without them: "
                      + ", ".join(f"{cell_name(c.anchor)} (taken as {c.label})"
                                  for c, was in zip(final, chosen) if was is None))
-    return Puzzle(n, tuple(final)), Solution(best.grid, True), notes
+    labels = tuple(_decision(rd, opts[i][j], final[i], n) for i, (rd, j) in enumerate(zip(readings, best.picks)))
+    return Resolution(Puzzle(n, tuple(final)), Solution(best.grid, True), labels, odds, tuple(notes))
+
+
+def _decision(rd: ClueReading, option: tuple[Cage | None, int], used: Cage, n: int) -> LabelDecision:
+    cage, cost = option
+    how = "not read" if cage is None else ("read" if cage == clue_for(rd.text, rd.cells, n) else "changed")
+    p = math.exp(-cost / SCALE) * (UNREADABLE_SPREAD if cage is None else 1.0)
+    return LabelDecision(rd.cells, rd.text, rd.probability, used, min(1.0, p), how)
 
 
 def _unreadable(readings: list[ClueReading]) -> ClueUnreadable:
