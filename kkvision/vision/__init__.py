@@ -14,6 +14,7 @@ from ..puzzle import Puzzle
 from ..solver import Solution
 from . import ocr
 from .agree import agree_with_labels
+from .borders import check_borders
 from .cages import CageLayout, find_cages
 from .clues import ClueReading, read_cells, read_clues
 from .grid import GridGeometry, find_grid
@@ -70,6 +71,7 @@ def read_image(path: Path, data: bytes, opts: Options, trace: dict | None = None
         log.info("%s: labels read (%s) with %d tesseract process(es): %s", path, opts.ocr,
                  ocr.PROCESSES - before, " ".join(c.text or "?" for c in clues))
         res = resolve(geom.size, clues, opts.time_limit)
+        check_borders(layout, cells, res.solution.grid, opts.time_limit)
         notes = res.notes
         if layout.changed:
             notes = ("cage borders changed to agree with where the labels are: " + ", ".join(layout.changed),) + notes

@@ -128,6 +128,14 @@ def _best(n: int, opts: list[list[tuple[Cage | None, int]]], time_limit: float) 
     return None
 
 
+def best_reading(n: int, readings: tuple[ClueReading, ...], time_limit: float
+                 ) -> tuple[float, tuple[tuple[int, ...], ...]] | None:
+    """The cost (nats) and grid of the most probable reading that has a solution;
+    None when no reading has one.  (Other cage layouts are weighed with it.)"""
+    best = _best(n, [options(rd, n) for rd in readings], time_limit)
+    return None if best is None else (best.cost / SCALE, best.grid)
+
+
 def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> Resolution:
     """The puzzle the labels most probably say, with its one solution; raises
     when that is not clearly more probable than a reading with another
