@@ -21,6 +21,8 @@ from .grid import GridGeometry
 ALONG = (0.45, 0.85)  # measured part of an edge, from its start (labels sit at a cell's top left)
 BAND = 0.12  # the line is looked at this far either side, in cells
 SNAP = 0.04  # the line's darkest pixel is looked for this close to its place, in cells
+ALIKE = 1.6  # lines whose ink (+0.5) differs by less than this factor may all be one kind...
+SEPARATE = 6.0  # ...unless they form two groups this many times their spread apart (a clean render)
 KINDS_GAP = 1.6  # two kinds of line differ in ink (+0.5) by at least this factor across a clear gap
 SOLID = 0.9  # an unbroken line is there along at least this share of its edge
 ALONG_SHARE = 50  # an edge's ink is this percentile along it (the median: dotted gaps, a stray mark do not count)
@@ -107,9 +109,11 @@ def _split(values: np.ndarray, solid: np.ndarray | None = None) -> float:
     order = np.argsort(values)
     v = np.log(values[order] + 0.5)
     whole = np.ones(len(v)) if solid is None else np.asarray(solid)[order]
-    if v[-1] - v[0] < np.log(1.6):  # all alike: compare with the frame later; call them thin
-        return float(np.exp(v[-1]) + 1)
     i = _otsu(v)
+    lo, hi = v[: i + 1], v[i + 1:]
+    spread = max(1e-3, float(np.sqrt((lo.var() * len(lo) + hi.var() * len(hi)) / len(v))))
+    if v[-1] - v[0] < np.log(ALIKE) and hi.mean() - lo.mean() < SEPARATE * spread:
+        return float(np.exp(v[-1]) + 1)  # one kind of line only: call them all thin
     lower = v[: i + 1]
     if len(lower) >= 4:
         j = _otsu(lower)
