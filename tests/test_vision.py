@@ -176,3 +176,47 @@ def test_json_gives_each_labels_reading_probability_and_use(samples, capsys, no_
     assert set(first) == {"cell", "read", "probability", "used", "used_probability", "how"}
     assert all(0.0 <= lb["probability"] <= 1.0 and lb["how"] in ("read", "changed", "not read") for lb in out["labels"])
     assert out["odds"] is None or out["odds"] >= 50
+
+
+def test_a_picture_whose_two_best_readings_are_nearly_equal_exits_uncertain_naming_the_cell(
+        samples, monkeypatch, capsys, no_tesseract):
+    """The NYT sample with one label's reading made doubtful: read as itself or as
+    another clue that gives another unique solution, nearly as likely."""
+    from kkvision.errors import InvalidPuzzle, Unsolvable
+    from kkvision.puzzle import Cage, Puzzle
+    from kkvision.solver import solve
+    from kkvision.vision import clues as clues_mod
+    from kkvision.vision.labels import LabelReading
+
+    expected = json.loads((samples / "nyt-2009-02-13.expected.json").read_text())
+    cages = [Cage(c["op"], c["target"], tuple(map(tuple, c["cells"]))) for c in expected["puzzle"]["cages"]]
+    doubtful = None
+    for k, cage in enumerate(cages):  # a label with another reading that solves otherwise, uniquely
+        for other in range(1, 25):
+            if other == cage.target:
+                continue
+            alt = Cage(cage.op, other, cage.cells)
+            try:
+                sol = solve(Puzzle(4, tuple(cages[:k] + [alt] + cages[k + 1:])), 5.0)
+            except (Unsolvable, InvalidPuzzle):
+                continue
+            if sol.unique and [list(r) for r in sol.grid] != expected["solution"]:
+                doubtful = (cage, alt)
+                break
+        if doubtful:
+            break
+    assert doubtful is not None, "the sample has a constant cage with another uniquely solvable value"
+    cage, alt = doubtful
+    real = clues_mod.read_labels
+
+    def fake(square, boxes):
+        out = real(square, boxes)
+        i = [(int(round(b[1] / (900 / 4))), int(round(b[0] / (900 / 4)))) for b in boxes].index(cage.anchor)
+        shown = {"=": ""}.get(cage.op, cage.op)
+        out[i] = LabelReading(((f"{cage.target}{shown}", 0.5), (f"{alt.target}{shown}", 0.48)))
+        return out
+
+    monkeypatch.setattr(clues_mod, "read_labels", fake)
+    assert main(["solve", "--no-image", str(samples / "nyt-2009-02-13.png")]) == ExitCode.UNCERTAIN
+    err = capsys.readouterr().err
+    assert cage.where in err and f"{cage.label} or {alt.label}" in err
