@@ -13,11 +13,12 @@ from pathlib import Path
 
 from . import __version__, formats
 from .answers import check_answers, read_answers
-from .errors import ExitCode, KkvisionError, OutputExists
-from .pipeline import OCR_ALIASES, OCR_ENGINES, Options, Outcome, run
+from .errors import ExitCode, InputError, KkvisionError, OutputExists, UsageError
+from .pipeline import OCR_ALIASES, OCR_ENGINES, Options, Outcome, read_input, run
 from .report import grid_text, labels_json, result_json
 
 log = logging.getLogger("kkvision")
+MAX_TIME_LIMIT = 3600.0  # seconds: --time-limit beyond an hour is surely a typo
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -33,7 +34,10 @@ def _parser() -> argparse.ArgumentParser:
     def common(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("input", type=Path, help="image (png, jpg...) or puzzle text file")
         sp.add_argument("--format", choices=formats.FORMATS, help="text format (default: detect)")
-        sp.add_argument("--time-limit", type=float, default=20.0, help="solver seconds (default 20)")
+        sp.add_argument("--time-limit", type=float, default=20.0,
+                        help=f"solver seconds, more than 0 and at most {MAX_TIME_LIMIT:g} (default 20)")
+        sp.add_argument("--max-pixels", type=int, default=50_000_000,
+                        help="refuse pictures declaring more pixels than this, before decoding (default 50 MP)")
         sp.add_argument("--debug-dir", type=Path, help="write each vision stage's picture here")
         sp.add_argument("--ocr", choices=OCR_ENGINES + tuple(OCR_ALIASES), default="model",
                         help="label reader: the shipped label model (model, the default), or the model with"
@@ -92,7 +96,26 @@ def _write_image(args: argparse.Namespace, outcome: Outcome, kind: str,
 
 def _options(args: argparse.Namespace) -> Options:
     return Options(fmt=args.format, time_limit=getattr(args, "time_limit", 20.0),
-                   debug_dir=getattr(args, "debug_dir", None), ocr=OCR_ALIASES.get(args.ocr, args.ocr))
+                   debug_dir=getattr(args, "debug_dir", None), ocr=OCR_ALIASES.get(args.ocr, args.ocr),
+                   max_pixels=getattr(args, "max_pixels", 50_000_000))
+
+
+def _check_args(args: argparse.Namespace) -> None:
+    """Refuse an impossible command line before any work (exit 2), or an output
+    that cannot be written (exit 3)."""
+    limit = getattr(args, "time_limit", 20.0)
+    if not (0 < limit <= MAX_TIME_LIMIT):  # also refuses nan
+        raise UsageError(f"--time-limit must be more than 0 and at most {MAX_TIME_LIMIT:g} seconds, not {limit:g}")
+    if getattr(args, "max_pixels", 1) <= 0:
+        raise UsageError("--max-pixels must be a positive number of pixels")
+    output = getattr(args, "output", None)
+    if output is None:
+        return
+    if getattr(args, "more", None):
+        raise UsageError("-o names one output file; with several inputs each is written beside its input")
+    folder = output.parent if str(output.parent) else Path(".")
+    if not folder.is_dir():
+        raise InputError(f"-o {output}: the folder {folder} does not exist")
 
 
 def _odds(nats: float) -> float | None:
@@ -105,8 +128,6 @@ def cmd_solve(args: argparse.Namespace) -> int:
     inputs = [args.input, *args.more]
     if len(inputs) == 1:
         return solve_one(args)
-    if args.output is not None:
-        raise KkvisionError("-o names one output file; with several inputs each is written beside its input")
     first_failure = 0
     for path in inputs:
         one = argparse.Namespace(**{**vars(args), "input": path, "more": [], "batch": True})
@@ -157,11 +178,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     for note in outcome.notes:
         log.warning("%s", note)
     try:
-        text = args.answers.read_text()
-    except OSError as exc:
-        from .errors import InputError
-
-        raise InputError(f"{args.answers}: cannot read answers ({exc.strerror})") from None
+        text = read_input(args.answers).decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(f"{args.answers}: the answers are not a text file") from None
     result = check_answers(outcome.puzzle, outcome.solution.grid, read_answers(text, outcome.puzzle.size))
     image = _write_image(args, outcome, "checked", set(result.wrong))
     if args.json:
@@ -187,6 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="kkvision: %(message)s", stream=sys.stderr)
     try:
+        _check_args(args)
         return int({"solve": cmd_solve, "check": cmd_check, "convert": cmd_convert}[args.command](args))
     except KkvisionError as exc:
         if args.verbose:

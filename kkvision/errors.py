@@ -36,6 +36,12 @@ class KkvisionError(Exception):
         self.message = message
 
 
+class UsageError(KkvisionError):
+    """The command line asks for something that cannot be done (found before any work)."""
+
+    exit_code = ExitCode.USAGE
+
+
 class InputError(KkvisionError):
     exit_code = ExitCode.INPUT
 

@@ -8,6 +8,7 @@ image -> grid.find_grid -> cages.find_cages -> clues.read_clues
 
 from __future__ import annotations
 
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,8 @@ from .errors import InputError, InputImageError
 from .puzzle import Puzzle
 from .solver import DEFAULT_TIME_LIMIT, Solution, solve
 
+MAX_FILE_BYTES = 200_000_000  # an input file's size limit (a 50 MP PNG is at most ~150 MB)
+MAX_TEXT_BYTES = 1_000_000  # a puzzle text's size limit (a 12x12 puzzle in any format is a few KB)
 IMAGE_MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"BM", b"II*\x00", b"MM\x00*", b"RIFF")
 # label readers: the shipped label network, or the network with tesseract as
 # a second witness of the digits (measured no better on real or synthetic
@@ -32,6 +35,7 @@ class Options:
     time_limit: float = DEFAULT_TIME_LIMIT
     debug_dir: Path | None = None
     ocr: str = "model"  # label reader, one of OCR_ENGINES
+    max_pixels: int = 50_000_000  # pictures declaring more pixels are refused before decoding
 
 
 @dataclass(frozen=True)
@@ -48,17 +52,34 @@ def is_image(path: Path, data: bytes) -> bool:
 
 
 def read_input(path: Path) -> bytes:
+    """The file's bytes: only a regular file, and no more than MAX_FILE_BYTES
+    (a device, a FIFO or a socket could be read without end)."""
     try:
-        return path.read_bytes()
+        info = path.stat()
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a puzzle file") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot read it ({exc.strerror})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise InputError(f"{path}: is a directory, not a puzzle file")
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"{path}: not a regular file (a device, pipe or socket); save it to a file first")
+    if info.st_size > MAX_FILE_BYTES:
+        raise InputError(f"{path}: file too large ({info.st_size / 1e6:.0f} MB; limit {MAX_FILE_BYTES / 1e6:g} MB)")
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read it ({exc.strerror})") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(f"{path}: file too large (over {MAX_FILE_BYTES / 1e6:g} MB)")
+    return data
 
 
 def read_text_puzzle(path: Path, data: bytes, fmt: str | None) -> Puzzle:
+    if len(data) > MAX_TEXT_BYTES:
+        raise InputError(f"{path}: too large for a puzzle text ({len(data) / 1e6:.1f} MB; limit"
+                         f" {MAX_TEXT_BYTES / 1e6:g} MB), and not an image")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import InputImageError
 from ..puzzle import Puzzle
 from ..solver import Solution
 from . import ocr
@@ -18,6 +17,7 @@ from .borders import check_borders
 from .cages import CageLayout, find_cages
 from .clues import ClueReading, read_cells, read_clues
 from .grid import GridGeometry, find_grid
+from .picture import decode
 from .reading import LabelDecision, resolve
 
 if TYPE_CHECKING:
@@ -38,22 +38,13 @@ class Reading:
     odds: float  # nats by which the answer beats the likeliest reading with another solution
 
 
-def decode(path: Path, data: bytes) -> np.ndarray:
-    import cv2
-
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    if image is None or image.size == 0:
-        raise InputImageError(f"{path}: not an image kkvision can decode (png, jpeg, bmp, tiff, webp, gif)")
-    return image
-
-
 def read_image(path: Path, data: bytes, opts: Options, trace: dict | None = None
                ) -> tuple[np.ndarray, Reading]:
     """The picture and what was read from it.  `trace`, when given, gets each
     stage's result as soon as it exists (benchmarks score stages even when a
     later stage fails)."""
     trace = {} if trace is None else trace
-    image = decode(path, data)
+    image = decode(path, data, opts.max_pixels)
     geom, square = find_grid(image)
     trace["geometry"] = geom
     log.info("%s: %dx%d grid found", path, geom.size, geom.size)
