@@ -107,3 +107,50 @@ def test_answers_from_a_device_are_refused(samples, capfd):
         pytest.skip("no /dev/zero here")
     code = main(["check", "--no-image", str(samples / "kk0.j.txt"), "/dev/zero"])
     assert code == ExitCode.INPUT and len(capfd.readouterr().err.strip().splitlines()) == 1
+
+
+# --- fuzz: corrupted and odd-sized pictures --------------------------------------------------------
+
+HANG_GUARD = 30.0  # seconds: not a speed measure (bench/ has those), only a guard against endless work
+
+
+def _read(data: bytes, suffix: str = ".png") -> None:
+    import time
+
+    from kkvision.errors import KkvisionError
+    from kkvision.pipeline import Options
+    from kkvision.vision import read_image
+
+    t0 = time.monotonic()
+    try:
+        read_image(Path("fuzz" + suffix), data, Options(time_limit=5.0))
+    except KkvisionError:
+        pass
+    assert time.monotonic() - t0 < HANG_GUARD
+
+
+def _sample_bytes(ext: str) -> bytes:
+    image = cv2.imread(str(Path(__file__).resolve().parents[1] / "samples" / "screenshot-5x5.png"))
+    return cv2.imencode(ext, cv2.resize(image, (240, 240), interpolation=cv2.INTER_AREA))[1].tobytes()
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ext=st.sampled_from([".png", ".jpg"]), flips=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 255)),
+                                                            max_size=40),
+       cut=st.floats(0.0, 1.0))
+def test_corrupted_pictures_give_only_kkvision_errors(ext, flips, cut):
+    data = bytearray(_sample_bytes(ext))
+    for where, value in flips:
+        data[min(len(data) - 1, int(where * len(data)))] = value
+    _read(bytes(data[: max(0, int(cut * len(data)))] if cut < 0.98 else data), ext)
+
+
+@settings(max_examples=30, deadline=None)
+@given(w=st.integers(1, 90), h=st.integers(1, 90), seed=st.integers(0, 1000))
+def test_odd_sized_pictures_give_only_kkvision_errors(w, h, seed):
+    noise = np.random.default_rng(seed).integers(0, 256, (h, w, 3), dtype=np.uint8)
+    _read(cv2.imencode(".png", noise)[1].tobytes())
