@@ -4,7 +4,7 @@
            optional title line, size line, then `target op row col moves`
            with 0-based row/col and moves r/l/u/d from the previous cell.
   names    '#'-size format: `# 3`, then `op target cell...` with cells named
-           A1 (column letter, row number); `!` is a single-cell constant.
+           A1 (row letter, column number); `!` is a single-cell constant.
   j        J wiki KenKen essay: one `target[op],cell cell...` line per cage,
            cells numbered row-major from 0 (`%` is division, no op = constant).
   letters  region-letter grid: one comma-separated token per cell in
