@@ -9,7 +9,9 @@
            cells numbered row-major from 0 (`%` is division, no op = constant).
   letters  region-letter grid: one comma-separated token per cell in
            row-major order, a letter naming the cage, the first token of a
-           cage carrying its clue: `a16+,b1-,b,...`.
+           cage carrying its clue: `a16+,b1-,b,...`; names may be several
+           letters (`aa`), tokens may be split over lines, a first `#` line
+           is a comment.
   keen     Simon Tatham's Keen game id, `5:<block structure>,<clues>`.
   json     {"size": n, "cages": [{"op": "+", "target": 11, "cells": [[r, c], ...]}]}
 """

@@ -9,6 +9,7 @@ building the puzzle (`make_puzzle`: size bounded before any work).
 from __future__ import annotations
 
 import math
+import re
 
 from ..errors import InvalidPuzzle, UnknownFormat
 from ..puzzle import MAX_SIZE, MIN_SIZE, Cage, Puzzle
@@ -20,6 +21,9 @@ OP_ALIASES = {
     "/": "/", "÷": "/", "%": "/",
     "=": "=", "!": "=", "": "=", "?": "?",
 }
+
+# The one-character spellings, as a regex character class for the readers' patterns.
+OP_CHARS = "[" + "".join(re.escape(k) for k in OP_ALIASES if len(k) == 1) + "]"
 
 # No KenKen number is longer: the largest product a 12x12 cage of 12 cells
 # could need is 12**12 = 8916100448256 (13 digits) but real targets are far

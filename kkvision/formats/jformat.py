@@ -7,9 +7,9 @@ import re
 
 from ..errors import UnknownFormat
 from ..puzzle import Cage, Puzzle
-from ._common import check_size, content_lines, lines_of, make_puzzle, op_from, shown, to_int
+from ._common import OP_CHARS, check_size, content_lines, lines_of, make_puzzle, op_from, shown, to_int
 
-_LINE = re.compile(r"^([0-9]+)\s*([-+*/%x×÷−?]?)\s*,\s*([0-9\s]+)$")
+_LINE = re.compile(r"^([0-9]+)\s*(" + OP_CHARS + r"?)\s*,\s*([0-9\s]+)$")
 _FMT = "J format"
 
 
