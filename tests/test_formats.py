@@ -91,3 +91,22 @@ def test_shipped_samples_in_every_format_are_the_same_puzzle(samples):
     puzzles = {name: formats.read(text) for name, text in texts.items()}
     assert len(puzzles) == 5 and len(set(puzzles.values())) == 1
     assert {formats.detect(t) for t in texts.values()} == {"shields", "keen", "letters", "names", "json"}
+
+
+def test_letters_format_comment_line_long_names_and_rows_on_lines():
+    text = "#kenken example\naa3,aa,b3+\nc2,b,b\nc,dd1,dd\n"
+    p = formats.read(text)
+    assert formats.detect(text) == "letters"
+    assert p.cage_of((0, 1)) == Cage("?", 3, ((0, 0), (0, 1)))
+    assert p.cage_of((2, 2)) == Cage("?", 1, ((2, 1), (2, 2)))
+
+
+def test_letters_single_cell_bare_number_is_the_digit():
+    p = formats.read("a3,b3+,b,c6+,c,d1,c,e2,e")
+    assert p.cage_of((0, 0)) == Cage("=", 3, ((0, 0),))
+
+
+def test_shields_reads_rows_and_columns_above_nine():
+    puzzle, _ = random_puzzle(11, 7, unique=False)
+    text = formats.write(puzzle, "shields")
+    assert formats.read(text, "shields") == puzzle
