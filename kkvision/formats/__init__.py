@@ -62,6 +62,8 @@ def detect(text: str) -> str:
 
 
 def read(text: str, fmt: str | None = None) -> Puzzle:
+    """The puzzle in `text` (raises UnknownFormat / InvalidPuzzle, nothing else)."""
+    text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
     fmt = fmt or detect(text)
     if fmt not in READERS:
         raise UnknownFormat(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")

@@ -13,7 +13,7 @@ _FMT = "JSON puzzle"
 
 
 def looks_like(text: str) -> bool:
-    return text.lstrip().startswith("{")
+    return text.lstrip().startswith(("{", "["))  # a list is refused by read() with a clear message
 
 
 def _first_line(exc: BaseException) -> str:
