@@ -51,6 +51,8 @@ def _cage(obj: Any, k: int, n: int) -> Cage:
 
 
 def read(text: str) -> Puzzle:
+    if not text.strip():
+        raise UnknownFormat(f"{_FMT}: the text is empty")
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as exc:
