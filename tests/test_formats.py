@@ -33,12 +33,18 @@ def test_j_format_with_noun_wrapper(samples):
     assert p.cage_of((3, 3)) == Cage("/", 2, ((3, 2), (3, 3)))
 
 
-def test_names_format_example_lines():
+def test_names_format_letters_name_rows_numbers_name_columns():
     text = "# 3\n+ 3 A1 B1\n! 1 A3\n* 6 C1 C2 C3\n+ 5 A2 B2\n= 1 B3\n"
     p = formats.read(text)
     assert formats.detect(text) == "names"
-    assert p.cage_of((2, 0)) == Cage("=", 1, ((2, 0),))  # A3: column A, row 3
-    assert p.cage_of((0, 1)).cells == ((0, 0), (0, 1))
+    assert p.cage_of((0, 2)) == Cage("=", 1, ((0, 2),))  # A3: row A (top), column 3
+    assert p.cage_of((1, 0)).cells == ((0, 0), (1, 0))  # A1 B1: down the left column
+    assert p.cage_of((2, 1)).cells == ((2, 0), (2, 1), (2, 2))  # row C, the bottom
+
+
+def test_names_writer_names_rows_with_letters():
+    p = formats.read("# 3\n+ 3 A1 B1\n! 1 A3\n* 6 C1 C2 C3\n+ 5 A2 B2\n= 1 B3\n")
+    assert formats.write(p, "names").splitlines()[1:3] == ["+ 3 A1 B1", "+ 5 A2 B2"]
 
 
 def test_letters_format_bare_number_means_hidden_operator():
@@ -85,3 +91,22 @@ def test_shipped_samples_in_every_format_are_the_same_puzzle(samples):
     puzzles = {name: formats.read(text) for name, text in texts.items()}
     assert len(puzzles) == 5 and len(set(puzzles.values())) == 1
     assert {formats.detect(t) for t in texts.values()} == {"shields", "keen", "letters", "names", "json"}
+
+
+def test_letters_format_comment_line_long_names_and_rows_on_lines():
+    text = "#kenken example\naa3,aa,b3+\nc2,b,b\nc,dd1,dd\n"
+    p = formats.read(text)
+    assert formats.detect(text) == "letters"
+    assert p.cage_of((0, 1)) == Cage("?", 3, ((0, 0), (0, 1)))
+    assert p.cage_of((2, 2)) == Cage("?", 1, ((2, 1), (2, 2)))
+
+
+def test_letters_single_cell_bare_number_is_the_digit():
+    p = formats.read("a3,b3+,b,c6+,c,d1,c,e2,e")
+    assert p.cage_of((0, 0)) == Cage("=", 3, ((0, 0),))
+
+
+def test_shields_reads_rows_and_columns_above_nine():
+    puzzle, _ = random_puzzle(11, 7, unique=False)
+    text = formats.write(puzzle, "shields")
+    assert formats.read(text, "shields") == puzzle

@@ -4,12 +4,14 @@
            optional title line, size line, then `target op row col moves`
            with 0-based row/col and moves r/l/u/d from the previous cell.
   names    '#'-size format: `# 3`, then `op target cell...` with cells named
-           A1 (column letter, row number); `!` is a single-cell constant.
+           A1 (row letter, column number); `!` is a single-cell constant.
   j        J wiki KenKen essay: one `target[op],cell cell...` line per cage,
            cells numbered row-major from 0 (`%` is division, no op = constant).
   letters  region-letter grid: one comma-separated token per cell in
            row-major order, a letter naming the cage, the first token of a
-           cage carrying its clue: `a16+,b1-,b,...`.
+           cage carrying its clue: `a16+,b1-,b,...`; names may be several
+           letters (`aa`), tokens may be split over lines, a first `#` line
+           is a comment.
   keen     Simon Tatham's Keen game id, `5:<block structure>,<clues>`.
   json     {"size": n, "cages": [{"op": "+", "target": 11, "cells": [[r, c], ...]}]}
 """
@@ -60,6 +62,8 @@ def detect(text: str) -> str:
 
 
 def read(text: str, fmt: str | None = None) -> Puzzle:
+    """The puzzle in `text` (raises UnknownFormat / InvalidPuzzle, nothing else)."""
+    text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
     fmt = fmt or detect(text)
     if fmt not in READERS:
         raise UnknownFormat(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")

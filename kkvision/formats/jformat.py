@@ -7,9 +7,10 @@ import re
 
 from ..errors import UnknownFormat
 from ..puzzle import Cage, Puzzle
-from ._common import lines_of, op_from
+from ._common import OP_CHARS, check_size, content_lines, lines_of, make_puzzle, op_from, shown, to_int
 
-_LINE = re.compile(r"^(\d+)\s*([-+*/%x×÷−?]?)\s*,\s*([\d\s]+)$")
+_LINE = re.compile(r"^([0-9]+)\s*(" + OP_CHARS + r"?)\s*,\s*([0-9\s]+)$")
+_FMT = "J format"
 
 
 def _body(text: str) -> list[str]:
@@ -23,22 +24,28 @@ def looks_like(text: str) -> bool:
 
 
 def read(text: str) -> Puzzle:
+    content_lines(text, _FMT)
+    body = _body(text)
+    if not body:
+        raise UnknownFormat(f"{_FMT}: no cage lines (only the J noun wrapper)")
     raw = []
-    for ln in _body(text):
+    for ln in body:
         m = _LINE.match(ln)
         if not m:
-            raise UnknownFormat(f"J format: cannot read line {ln!r}")
-        raw.append((int(m[1]), m[2], [int(t) for t in m[3].split()]))
+            raise UnknownFormat(f"{_FMT}: cannot read line {shown(ln)}")
+        where = f"{_FMT} line {shown(ln)}"
+        raw.append((to_int(m[1], where), m[2], [to_int(t, where) for t in m[3].split()]))
     ncells = sum(len(cells) for _, _, cells in raw)
     n = math.isqrt(ncells)
     if n * n != ncells:
-        raise UnknownFormat(f"J format: {ncells} cells do not make a square grid")
-    cages = tuple(
-        Cage(op_from(op, "J format") if len(cells) > 1 or op else "=", target,
+        raise UnknownFormat(f"{_FMT}: {ncells} cells do not make a square grid")
+    check_size(n, f"{_FMT}: {ncells} cells")
+    cages = [
+        Cage(op_from(op, _FMT) if len(cells) > 1 or op else "=", target,
              tuple(divmod(i, n) for i in cells))
         for target, op, cells in raw
-    )
-    return Puzzle(n, cages)
+    ]
+    return make_puzzle(n, cages, _FMT)
 
 
 def write(puzzle: Puzzle) -> str:

@@ -15,8 +15,11 @@ import re
 
 from ..errors import UnknownFormat
 from ..puzzle import Cage, Puzzle, join_cells
+from ._common import check_size, make_puzzle, shown, to_int
 
 _ID = re.compile(r"^(\d+)[a-z]*:([_a-z0-9]+),([amsd0-9]+)$")
+_CLUES = re.compile(r"^(?:[amsd][0-9]+)+$")
+_FMT = "Keen id"
 _KEEN_OP = {"+": "a", "*": "m", "-": "s", "/": "d", "=": "a"}
 _OP_KEEN = {"a": "+", "m": "*", "s": "-", "d": "/"}
 
@@ -34,33 +37,39 @@ def _edge_cells(i: int, w: int) -> tuple[int, int]:
 
 
 def read(text: str) -> Puzzle:
+    if not text.strip():
+        raise UnknownFormat(f"{_FMT}: the text is empty")
     m = _ID.match(text.strip())
     if not m:
-        raise UnknownFormat("not a Keen game id like 4:_a2b_,a6m8s1d2...")
-    w, structure, clues = int(m[1]), m[2], m[3]
+        raise UnknownFormat(f"{_FMT}: not a Keen game id like 4:_a2b_,a6m8s1d2...")
+    w = check_size(to_int(m[1], f"{_FMT} size"), _FMT)
+    structure, clues = m[2], m[3]
     joined: list[tuple[int, int]] = []
     pos, total = 0, 2 * w * (w - 1)
-    for letter, rep in re.findall(r"([_a-z])(\d*)", structure):
-        for _ in range(int(rep) if rep else 1):
+    for letter, rep in re.findall(r"([_a-z])([0-9]*)", structure):
+        for _ in range(to_int(rep, f"{_FMT} repeat count") if rep else 1):
             run = 0 if letter == "_" else ord(letter) - ord("a") + 1
+            if pos + run > total:  # non-edges past the last inner edge
+                raise UnknownFormat(f"{_FMT}: too much block structure data for a {w}x{w} grid")
             for _ in range(run):
-                if pos >= total:
-                    raise UnknownFormat("Keen id: too much block structure data")
                 joined.append(_edge_cells(pos, w))
                 pos += 1
             if run != 25:
                 pos += 1
     if pos != total + 1:
-        raise UnknownFormat("Keen id: block structure does not fit the grid size")
+        raise UnknownFormat(f"{_FMT}: block structure does not fit a {w}x{w} grid")
     ordered = join_cells(w * w, joined)
-    found = re.findall(r"([amsd])(\d+)", clues)
+    if not _CLUES.match(clues):
+        raise UnknownFormat(f"{_FMT}: cannot read the clues {shown(clues)} (want a6m8s1d2...)")
+    found = re.findall(r"([amsd])([0-9]+)", clues)
     if len(found) != len(ordered):
-        raise UnknownFormat(f"Keen id: {len(found)} clues for {len(ordered)} blocks")
-    cages = tuple(
-        Cage("=" if len(g) == 1 else _OP_KEEN[op], int(t), tuple(divmod(i, w) for i in g))
+        raise UnknownFormat(f"{_FMT}: {len(found)} clues for {len(ordered)} blocks")
+    cages = [
+        Cage("=" if len(g) == 1 else _OP_KEEN[op], to_int(t, f"{_FMT} clue {shown(op + t)}"),
+             tuple(divmod(i, w) for i in g))
         for g, (op, t) in zip(ordered, found)
-    )
-    return Puzzle(w, cages)
+    ]
+    return make_puzzle(w, cages, _FMT)
 
 
 def write(puzzle: Puzzle) -> str:

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import re
 
-from ..errors import UnknownFormat
+from ..errors import InvalidPuzzle, UnknownFormat
 from ..puzzle import Cage, Puzzle
-from ._common import lines_of, op_from, to_int
+from ._common import check_size, content_lines, lines_of, make_puzzle, op_from, shown, to_int
 
-_CAGE = re.compile(r"^(\d+)\s+(\S)\s+(\d)\s*(\d)(?:\s+([rlud]+))?$")
+# row and col are one digit each (`0 0` or `00`) or, on grids above 10x10,
+# numbers separated by spaces
+_CAGE = re.compile(r"^([0-9]+)\s+(\S)\s+(?:([0-9]+)\s+([0-9]+)|([0-9])([0-9]))(?:\s+([rlud]+))?$")
+_FMT = "Shields format"
 _STEP = {"r": (0, 1), "l": (0, -1), "d": (1, 0), "u": (-1, 0)}
 
 
@@ -26,22 +29,32 @@ def looks_like(text: str) -> bool:
 
 
 def read(text: str) -> Puzzle:
-    lines = lines_of(text)
-    start = 0 if re.match(r"^\d+$", lines[0]) else 1  # optional title line
-    n = to_int(lines[start], "Shields format size line")
+    lines = content_lines(text, _FMT)
+    start = 0 if re.match(r"^[0-9]+$", lines[0]) else 1  # optional title line
+    if start >= len(lines):
+        raise UnknownFormat(f"{_FMT}: no size line after the title {shown(lines[0])}")
+    n = check_size(to_int(lines[start], f"{_FMT} size line"), _FMT)
     cages = []
     for ln in lines[start + 1:]:
         m = _CAGE.match(ln)
         if not m:
-            raise UnknownFormat(f"Shields format: cannot read line {ln!r}")
-        cell = (int(m[3]), int(m[4]))
-        cells = [cell]
-        for step in m[5] or "":
-            cell = (cell[0] + _STEP[step][0], cell[1] + _STEP[step][1])
-            if cell not in cells:
-                cells.append(cell)
-        cages.append(Cage(op_from(m[2], f"line {ln!r}"), int(m[1]), tuple(cells)))
-    return Puzzle(n, tuple(cages))
+            raise UnknownFormat(f"{_FMT}: cannot read line {shown(ln)} (want: target op row col moves)")
+        where = f"{_FMT} line {shown(ln)}"
+        row, col = (m[3], m[4]) if m[3] is not None else (m[5], m[6])
+        cells = _cells((to_int(row, where), to_int(col, where)), m[7] or "", n, where)
+        cages.append(Cage(op_from(m[2], where), to_int(m[1], where), cells))
+    return make_puzzle(n, cages, _FMT)
+
+
+def _cells(cell: tuple[int, int], moves: str, n: int, where: str) -> tuple[tuple[int, int], ...]:
+    """The cells a walk visits from `cell`, each once, in order (the walk must stay on the grid)."""
+    cells = {cell: None}  # an ordered set
+    for step in moves:
+        cell = (cell[0] + _STEP[step][0], cell[1] + _STEP[step][1])
+        if not (0 <= cell[0] < n and 0 <= cell[1] < n):
+            raise InvalidPuzzle(f"{where}: the moves leave the {n}x{n} grid")
+        cells[cell] = None
+    return tuple(cells)
 
 
 def _walk(cells: tuple[tuple[int, int], ...]) -> str:
