@@ -179,8 +179,9 @@ def cage_tuples(cage: Cage, n: int, budget: int | None = None) -> list[tuple[int
 
     A big cage can have millions of tuples (a 9-cell product 362880 in a row has
     9! of them): with `budget`, TooManyTuples is raised as soon as the search
-    has tried more than `budget` digits, so the work is bounded whatever the
-    cage.  Without a budget the listing is complete, however long it takes."""
+    has tried more than `budget` digits or found more than `budget // 10`
+    tuples, so time and memory are bounded whatever the cage.  Without a budget
+    the listing is complete, however long it takes."""
     cells = cage.cells
     k = len(cells)
     op, target = cage.op, cage.target
@@ -220,6 +221,8 @@ def _extend(
     if i == k:
         if (op == "+" and rest == 0) or (op == "*" and rest == 1):
             found.add(tuple(vals))
+            if steps[0] >= 0:  # a budget: a tuple kept costs ten steps
+                steps[0] = max(0, steps[0] - 10)
         return
     left = k - i - 1  # cells after this one
     for v in range(1, n + 1):
