@@ -173,15 +173,16 @@ class TooManyTuples(ValueError):
     """cage_tuples gave up: listing the cage's tuples would take more than its budget."""
 
 
-def cage_tuples(cage: Cage, n: int, budget: int | None = None) -> list[tuple[int, ...]]:
+def cage_tuples(cage: Cage, n: int, budget: int | None = None, max_tuples: int | None = None
+                ) -> list[tuple[int, ...]]:
     """All digit tuples (in cage.cells order) that meet the clue, with no digit
     repeated inside the cage within one row or column.
 
     A big cage can have millions of tuples (a 9-cell product 362880 in a row has
-    9! of them): with `budget`, TooManyTuples is raised as soon as the search
-    has tried more than `budget` digits or found more than `budget // 10`
-    tuples, so time and memory are bounded whatever the cage.  Without a budget
-    the listing is complete, however long it takes."""
+    9! of them): TooManyTuples is raised as soon as the search has tried more
+    than `budget` digits or found more than `max_tuples` tuples, so time and
+    memory are bounded whatever the cage.  Without them the listing is
+    complete, however long it takes."""
     cells = cage.cells
     k = len(cells)
     op, target = cage.op, cage.target
@@ -201,14 +202,14 @@ def cage_tuples(cage: Cage, n: int, budget: int | None = None) -> list[tuple[int
     if "+" not in ops and "*" not in ops:
         return out
     found: set[tuple[int, ...]] = set()
-    steps = [budget if budget is not None else -1]
+    steps = [budget if budget is not None else -1, max_tuples if max_tuples is not None else -1]
     try:
         for o in ops:
             if target_possible(Cage(o, target, cells), n):
                 _extend(o, target, n, conflicts, [], found, steps)
     except TooManyTuples:
-        raise TooManyTuples(f"cage {cage.label} at {cage.where}: more than {budget} steps to list its"
-                            " digit tuples") from None
+        raise TooManyTuples(f"cage {cage.label} at {cage.where}: more than {budget} steps or"
+                            f" {max_tuples} digit tuples") from None
     return sorted(found)
 
 
@@ -221,8 +222,8 @@ def _extend(
     if i == k:
         if (op == "+" and rest == 0) or (op == "*" and rest == 1):
             found.add(tuple(vals))
-            if steps[0] >= 0:  # a budget: a tuple kept costs ten steps
-                steps[0] = max(0, steps[0] - 10)
+            if 0 <= steps[1] < len(found):
+                raise TooManyTuples("more digit tuples than allowed")
         return
     left = k - i - 1  # cells after this one
     for v in range(1, n + 1):

@@ -7,10 +7,10 @@ again with the first grid forbidden.  Every grid returned passes the
 independent puzzle.check_grid.
 
 Bounded work, whatever the puzzle: a cage's tuples are listed only while that
-takes at most TUPLE_BUDGET steps (a 9-cell product cage can have 9! of them);
-a product cage too big for that is modelled by its prime factors instead
-(for each prime p up to n, the exponents of p in the cells' digits add up to
-its exponent in the target: exact, linear, and small).  One time limit covers
+takes at most TUPLE_BUDGET steps and gives at most MAX_TUPLES (a 9-cell product
+cage can have 9! of them); a product cage too big for that is modelled by its
+prime factors instead (for each prime p up to n, the exponents of p in the
+cells' digits add up to its exponent in the target: exact, linear, small).  One time limit covers
 building the model, the first solution and the uniqueness check, and the
 solver's memory is capped (MAX_MEMORY_MB).
 """
@@ -25,9 +25,13 @@ from .errors import Ambiguous, KkvisionError, SolverTimeout, Unsolvable
 from .puzzle import PRIMES, Cage, Cell, Grid, Puzzle, TooManyTuples, cage_tuples, check_grid, prime_exponents
 
 DEFAULT_TIME_LIMIT = 20.0
-# search steps (digits tried) to list one cage's tuples: at most ~0.1 s and 20000
-# tuples; real 8x8 pictures have product cages that take 160000 (864* on 9 cells)
+# A cage's tuples are listed in at most TUPLE_BUDGET search steps (digits tried,
+# ~0.1 s; real 8x8 pictures have a 9-cell 864* that takes 160000 for 784 tuples)
+# and kept as a table only up to MAX_TUPLES: bigger tables are slower for CP-SAT
+# than prime exponents (a 9x9 with 7-cell product rows of 5040 tuples each:
+# 5-6 s with tables, 0.1-0.3 s with exponents; the largest real cage has 1872)
 TUPLE_BUDGET = 200_000
+MAX_TUPLES = 2_000
 MAX_MEMORY_MB = 768  # CP-SAT stops (and we report a timeout) rather than grow past this
 WORKERS = 2
 
@@ -41,9 +45,9 @@ class Solution:
 
 @lru_cache(maxsize=8192)
 def _table(cage: Cage, n: int) -> tuple[tuple[int, ...], ...] | None:
-    """The cage's tuples, or None when listing them would take too long."""
+    """The cage's tuples, or None when there are too many to list or to use."""
     try:
-        return tuple(cage_tuples(cage, n, budget=TUPLE_BUDGET))
+        return tuple(cage_tuples(cage, n, budget=TUPLE_BUDGET, max_tuples=MAX_TUPLES))
     except TooManyTuples:
         return None
 
