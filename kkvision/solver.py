@@ -18,6 +18,9 @@ solver's memory is capped (MAX_MEMORY_MB).
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -34,6 +37,28 @@ TUPLE_BUDGET = 200_000
 MAX_TUPLES = 2_000
 MAX_MEMORY_MB = 768  # CP-SAT stops (and we report a timeout) rather than grow past this
 WORKERS = 2
+
+
+_DEADLINE: ContextVar[float | None] = ContextVar("kkvision_solver_deadline", default=None)
+
+
+@contextmanager
+def time_budget(seconds: float) -> Iterator[None]:
+    """Every solve and most_probable inside the block ends by one shared
+    deadline, `seconds` from now (each keeps its own time_limit too): for a
+    caller that runs the solver several times, e.g. once per reading of a picture."""
+    deadline = time.monotonic() + seconds
+    outer = _DEADLINE.get()
+    token = _DEADLINE.set(deadline if outer is None else min(outer, deadline))
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def _deadline(time_limit: float) -> float:
+    deadline, shared = time.monotonic() + time_limit, _DEADLINE.get()
+    return deadline if shared is None else min(deadline, shared)
 
 
 @dataclass(frozen=True)
@@ -200,7 +225,7 @@ def most_probable(n: int, options: list[list[tuple[Cage | None, int]]], time_lim
     covers building the model too)."""
     from ortools.sat.python import cp_model
 
-    mod = _Model(n, time.monotonic() + time_limit, time_limit)
+    mod = _Model(n, _deadline(time_limit), time_limit)
     model = mod.model
     picks, cost = [], []
     for i, opts in enumerate(options):
@@ -239,7 +264,7 @@ def solve(puzzle: Puzzle, time_limit: float = DEFAULT_TIME_LIMIT, require_unique
     Ambiguous when `require_unique` and a second grid exists."""
     from ortools.sat.python import cp_model
 
-    mod = _Model(puzzle.size, time.monotonic() + time_limit, time_limit)
+    mod = _Model(puzzle.size, _deadline(time_limit), time_limit)
     for cage in puzzle.cages:
         if not mod.add_cage(cage):
             raise Unsolvable(f"no digits can meet cage {cage.label} at {cage.where}")

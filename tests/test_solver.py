@@ -196,3 +196,17 @@ def test_most_probable_with_hostile_readings():
     assert found is not None and found.cost == 0
     other = most_probable(9, options, time_limit=5, forbid=found.grid)
     assert other is not None and other.grid != found.grid
+
+
+def test_time_budget_is_shared_by_every_solver_call_inside_it():
+    from kkvision.solver import most_probable, time_budget
+
+    puzzle, grid = random_puzzle(5, seed=3)
+    assert solve(puzzle, time_limit=5).grid == grid
+    with time_budget(0):
+        with pytest.raises(SolverTimeout):
+            solve(puzzle, time_limit=5)
+        with pytest.raises(SolverTimeout):
+            most_probable(5, [[(c, 0)] for c in puzzle.cages], time_limit=5)
+    with time_budget(30):
+        assert solve(puzzle, time_limit=5).grid == grid
