@@ -68,7 +68,7 @@ class Solution:
     other: Grid | None = None  # a second grid when not unique
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=512)  # tables of at most MAX_TUPLES: a bounded ~150 MB at worst
 def _table(cage: Cage, n: int) -> tuple[tuple[int, ...], ...] | None:
     """The cage's tuples, or None when there are too many to list or to use."""
     try:
