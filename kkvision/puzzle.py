@@ -169,9 +169,20 @@ def satisfies(op: str, target: int, values: tuple[int, ...] | list[int]) -> bool
     return lo * target == hi  # '/'
 
 
-def cage_tuples(cage: Cage, n: int) -> list[tuple[int, ...]]:
+class TooManyTuples(ValueError):
+    """cage_tuples gave up: listing the cage's tuples would take more than its budget."""
+
+
+def cage_tuples(cage: Cage, n: int, budget: int | None = None, max_tuples: int | None = None
+                ) -> list[tuple[int, ...]]:
     """All digit tuples (in cage.cells order) that meet the clue, with no digit
-    repeated inside the cage within one row or column."""
+    repeated inside the cage within one row or column.
+
+    A big cage can have millions of tuples (a 9-cell product 362880 in a row has
+    9! of them): TooManyTuples is raised as soon as the search has tried more
+    than `budget` digits or found more than `max_tuples` tuples, so time and
+    memory are bounded whatever the cage.  Without them the listing is
+    complete, however long it takes."""
     cells = cage.cells
     k = len(cells)
     op, target = cage.op, cage.target
@@ -191,22 +202,35 @@ def cage_tuples(cage: Cage, n: int) -> list[tuple[int, ...]]:
     if "+" not in ops and "*" not in ops:
         return out
     found: set[tuple[int, ...]] = set()
-    for o in ops:
-        _extend(o, target, n, conflicts, [], found)
+    steps = [budget if budget is not None else -1, max_tuples if max_tuples is not None else -1]
+    try:
+        for o in ops:
+            if target_possible(Cage(o, target, cells), n):
+                _extend(o, target, n, conflicts, [], found, steps)
+    except TooManyTuples:
+        raise TooManyTuples(f"cage {cage.label} at {cage.where}: more than {budget} steps or"
+                            f" {max_tuples} digit tuples") from None
     return sorted(found)
 
 
 def _extend(
-    op: str, rest: int, n: int, conflicts: list[list[int]], vals: list[int], found: set[tuple[int, ...]]
+    op: str, rest: int, n: int, conflicts: list[list[int]], vals: list[int], found: set[tuple[int, ...]],
+    steps: list[int],
 ) -> None:
     i = len(vals)
     k = len(conflicts)
     if i == k:
         if (op == "+" and rest == 0) or (op == "*" and rest == 1):
             found.add(tuple(vals))
+            if 0 <= steps[1] < len(found):
+                raise TooManyTuples("more digit tuples than allowed")
         return
     left = k - i - 1  # cells after this one
     for v in range(1, n + 1):
+        if steps[0] >= 0:  # a budget: count the digits tried
+            if steps[0] == 0:
+                raise TooManyTuples("more digit tuples than the budget allows")
+            steps[0] -= 1
         if any(vals[j] == v for j in conflicts[i]):
             continue
         if op == "+":
@@ -220,8 +244,29 @@ def _extend(
             if r > n**left:
                 continue
         vals.append(v)
-        _extend(op, r, n, conflicts, vals, found)
+        _extend(op, r, n, conflicts, vals, found, steps)
         vals.pop()
+
+
+PRIMES = (2, 3, 5, 7, 11)  # every prime that divides a digit 1..MAX_SIZE
+
+
+def prime_exponents(t: int, n: int) -> dict[int, int] | None:
+    """t as a product of the primes up to n: {prime: exponent}, or None when t
+    is not a product of digits 1..n (zero, negative, or a larger prime factor).
+    Bounded work for any t: only the primes up to n are tried."""
+    if t < 1:
+        return None
+    out = {}
+    for p in PRIMES:
+        if p > n:
+            break
+        e = 0
+        while t % p == 0:
+            t //= p
+            e += 1
+        out[p] = e
+    return out if t == 1 else None
 
 
 def target_possible(cage: Cage, n: int) -> bool:
@@ -238,14 +283,7 @@ def target_possible(cage: Cage, n: int) -> bool:
     if cage.op == "*":
         if t < 1 or t > n**k:
             return False
-        for p in range(2, t + 1):  # every prime factor must be a digit
-            while t % p == 0:
-                if p > n:
-                    return False
-                t //= p
-            if t == 1:
-                break
-        return True
+        return prime_exponents(t, n) is not None  # every prime factor must be a digit's
     return any(
         target_possible(Cage(o, t, cage.cells), n)
         for o in ("+*" if k != 2 else "+-*/")

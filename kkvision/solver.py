@@ -2,18 +2,63 @@
 
 Rows and columns are AllDifferent; '+' cages are linear sums; every other cage
 is a table of the digit tuples that meet it (see puzzle.cage_tuples); a
-hidden operator on 3+ cells is "sum, or else the product table".  Uniqueness: solve again with the first grid
-forbidden.  Every grid returned passes the independent puzzle.check_grid.
+hidden operator on 3+ cells is "sum, or else the product".  Uniqueness: solve
+again with the first grid forbidden.  Every grid returned passes the
+independent puzzle.check_grid.
+
+Bounded work, whatever the puzzle: a cage's tuples are listed only while that
+takes at most TUPLE_BUDGET steps and gives at most MAX_TUPLES (a 9-cell product
+cage can have 9! of them); a product cage too big for that is modelled by its
+prime factors instead (for each prime p up to n, the exponents of p in the
+cells' digits add up to its exponent in the target: exact, linear, small).  One time limit covers
+building the model, the first solution and the uniqueness check, and the
+solver's memory is capped (MAX_MEMORY_MB).
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .errors import Ambiguous, KkvisionError, SolverTimeout, Unsolvable
-from .puzzle import Cage, Grid, Puzzle, cage_tuples, check_grid
+from .puzzle import PRIMES, Cage, Cell, Grid, Puzzle, TooManyTuples, cage_tuples, check_grid, prime_exponents
 
 DEFAULT_TIME_LIMIT = 20.0
+# A cage's tuples are listed in at most TUPLE_BUDGET search steps (digits tried,
+# ~0.1 s; real 8x8 pictures have a 9-cell 864* that takes 160000 for 784 tuples)
+# and kept as a table only up to MAX_TUPLES: bigger tables are slower for CP-SAT
+# than prime exponents (a 9x9 with 7-cell product rows of 5040 tuples each:
+# 5-6 s with tables, 0.1-0.3 s with exponents; the largest real cage has 1872)
+TUPLE_BUDGET = 200_000
+MAX_TUPLES = 2_000
+MAX_MEMORY_MB = 768  # CP-SAT stops (and we report a timeout) rather than grow past this
+WORKERS = 2
+
+
+_DEADLINE: ContextVar[float | None] = ContextVar("kkvision_solver_deadline", default=None)
+
+
+@contextmanager
+def time_budget(seconds: float) -> Iterator[None]:
+    """Every solve and most_probable inside the block ends by one shared
+    deadline, `seconds` from now (each keeps its own time_limit too): for a
+    caller that runs the solver several times, e.g. once per reading of a picture."""
+    deadline = time.monotonic() + seconds
+    outer = _DEADLINE.get()
+    token = _DEADLINE.set(deadline if outer is None else min(outer, deadline))
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def _deadline(time_limit: float) -> float:
+    deadline, shared = time.monotonic() + time_limit, _DEADLINE.get()
+    return deadline if shared is None else min(deadline, shared)
 
 
 @dataclass(frozen=True)
@@ -23,54 +68,140 @@ class Solution:
     other: Grid | None = None  # a second grid when not unique
 
 
-def _latin(model, n: int):  # type: ignore[no-untyped-def]
-    x = [[model.new_int_var(1, n, f"x{r}{c}") for c in range(n)] for r in range(n)]
-    for i in range(n):
-        model.add_all_different(x[i])
-        model.add_all_different([x[r][i] for r in range(n)])
-    return x
+@lru_cache(maxsize=512)  # tables of at most MAX_TUPLES: a bounded ~150 MB at worst
+def _table(cage: Cage, n: int) -> tuple[tuple[int, ...], ...] | None:
+    """The cage's tuples, or None when there are too many to list or to use."""
+    try:
+        return tuple(cage_tuples(cage, n, budget=TUPLE_BUDGET, max_tuples=MAX_TUPLES))
+    except TooManyTuples:
+        return None
 
 
-def _forbid(model, x, grid: Grid) -> None:  # type: ignore[no-untyped-def]
-    """No solution may equal `grid` (to ask whether another grid exists)."""
-    n = len(grid)
-    same = []
-    for r in range(n):
-        for c in range(n):
-            b = model.new_bool_var(f"same{r}{c}")
-            model.add(x[r][c] == grid[r][c]).only_enforce_if(b)
-            model.add(x[r][c] != grid[r][c]).only_enforce_if(~b)
-            same.append(b)
-    model.add(sum(same) <= n * n - 1)
+def _exponent(v: int, p: int) -> int:
+    e = 0
+    while v % p == 0:
+        v //= p
+        e += 1
+    return e
 
 
-def _add_cage(model, x, cage: Cage, n: int, when) -> bool:  # type: ignore[no-untyped-def]
-    """Constrain the cage's cells (only if literal `when` holds, when given).
-    False when no digits can meet the cage at all."""
-    cvars = [x[r][c] for r, c in cage.cells]
+class _Model:
+    """A CP-SAT model of an n x n Latin square, with cages added to it."""
 
-    def enforce(ct):  # type: ignore[no-untyped-def]
-        return ct.only_enforce_if(when) if when is not None else ct
+    def __init__(self, n: int, deadline: float, time_limit: float) -> None:
+        from ortools.sat.python import cp_model
 
-    if cage.op == "+":
-        enforce(model.add(sum(cvars) == cage.target))
+        self.n, self.deadline, self.time_limit = n, deadline, time_limit
+        self.model = m = cp_model.CpModel()
+        self.x = [[m.new_int_var(1, n, f"x{r}{c}") for c in range(n)] for r in range(n)]
+        for i in range(n):
+            m.add_all_different(self.x[i])
+            m.add_all_different([self.x[r][i] for r in range(n)])
+        self.primes = tuple(p for p in PRIMES if p <= n)
+        self._exps: dict[Cell, list] = {}  # type: ignore[type-arg]
+
+    def _exponents(self, cell: Cell) -> list:  # type: ignore[type-arg]
+        """Per prime up to n, a variable: that prime's exponent in the cell's digit."""
+        if cell not in self._exps:
+            n, m = self.n, self.model
+            digits = range(1, n + 1)
+            es = [m.new_int_var(0, max(_exponent(v, p) for v in digits), f"e{p}_{cell[0]}_{cell[1]}")
+                  for p in self.primes]
+            m.add_allowed_assignments([self.x[cell[0]][cell[1]], *es],
+                                      [(v, *(_exponent(v, p) for p in self.primes)) for v in digits])
+            self._exps[cell] = es
+        return self._exps[cell]
+
+    def _product(self, cells: tuple[Cell, ...], exps: dict[int, int], lits: list) -> None:  # type: ignore[type-arg]
+        """The cells' digits multiply to the number with these prime exponents
+        (if every literal in `lits` holds): exact, by unique factorisation."""
+        cell_exps = [self._exponents(cell) for cell in cells]
+        for i, p in enumerate(self.primes):
+            ct = self.model.add(sum(es[i] for es in cell_exps) == exps[p])
+            if lits:
+                ct.only_enforce_if(*lits)
+
+    def add_cage(self, cage: Cage, when=None) -> bool:  # type: ignore[no-untyped-def]
+        """Constrain the cage's cells (only if literal `when` holds, when given).
+        False when no digits can meet the cage at all."""
+        if time.monotonic() > self.deadline:
+            raise SolverTimeout(f"building the model took the whole time limit ({self.time_limit:g} s);"
+                                " try a larger --time-limit")
+        m, n, k, t = self.model, self.n, len(cage.cells), cage.target
+        cvars = [self.x[r][c] for r, c in cage.cells]
+        cond = [] if when is None else [when]
+        if cage.op == "+" or (cage.op == "?" and k > 2):
+            sum_ok = k <= t <= k * n
+            if cage.op == "+":
+                if sum_ok:
+                    m.add(sum(cvars) == t).only_enforce_if(*cond)
+                return sum_ok
+            # hidden operator on 3+ cells: a sum, or else a product
+            exps = prime_exponents(t, n) if t <= n**k else None
+            table = None if exps is None else _table(Cage("*", t, cage.cells), n)
+            prod_ok = exps is not None and table != ()
+            if not (sum_ok or prod_ok):
+                return False
+            if not prod_ok:
+                m.add(sum(cvars) == t).only_enforce_if(*cond)
+                return True
+            is_sum = m.new_bool_var(f"sum{cage.anchor[0]}_{cage.anchor[1]}")
+            if sum_ok:
+                m.add(sum(cvars) == t).only_enforce_if(is_sum, *cond)
+            else:
+                m.add(is_sum == 0)
+            if table is not None:
+                m.add_allowed_assignments(cvars, table).only_enforce_if(~is_sum, *cond)
+            else:
+                assert exps is not None
+                self._product(cage.cells, exps, [~is_sum, *cond])
+            return True
+        if cage.op == "*":
+            exps = prime_exponents(t, n) if t <= n**k else None
+            if exps is None:
+                return False
+            table = _table(cage, n)
+            if table is None:  # too many tuples to list: by prime factors
+                self._product(cage.cells, exps, cond)
+                return True
+        else:  # '=', '-', '/', two-cell '?': at most n * n tuples
+            table = _table(cage, n)
+        if not table:
+            return False
+        m.add_allowed_assignments(cvars, table).only_enforce_if(*cond)
         return True
-    if cage.op == "?" and len(cage.cells) > 2:  # hidden operator: a sum, or else a product
-        is_sum = model.new_bool_var(f"sum{cage.anchor}")
-        enforce(model.add(sum(cvars) == cage.target)).only_enforce_if(is_sum)
-        products = cage_tuples(Cage("*", cage.target, cage.cells), n)
-        if products:
-            ct = model.add_allowed_assignments(cvars, products).only_enforce_if(~is_sum)
-            if when is not None:
-                ct.only_enforce_if(when)
-        else:
-            model.add(is_sum == 1)
-        return True
-    tuples = cage_tuples(cage, n)
-    if not tuples:
-        return False
-    enforce(model.add_allowed_assignments(cvars, tuples))
-    return True
+
+    def forbid(self, grid: Grid) -> None:
+        """No solution may equal `grid` (to ask whether another grid exists)."""
+        n, m = self.n, self.model
+        differ = []
+        for r in range(n):
+            for c in range(n):
+                b = m.new_bool_var(f"differ{r}_{c}")
+                m.add(self.x[r][c] != grid[r][c]).only_enforce_if(b)
+                differ.append(b)
+        m.add_bool_or(differ)
+
+    def solve(self, what: str):  # type: ignore[no-untyped-def]
+        """Run CP-SAT for the time left: (solver, status); SolverTimeout when
+        no time is left or the solver could not tell."""
+        from ortools.sat.python import cp_model
+
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise SolverTimeout(f"the solver {what} within {self.time_limit:g} s; try a larger --time-limit")
+        solver = cp_model.CpSolver()
+        solver.parameters.max_time_in_seconds = left
+        solver.parameters.num_workers = WORKERS
+        solver.parameters.max_memory_in_mb = MAX_MEMORY_MB
+        status = solver.solve(self.model)
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE):
+            raise SolverTimeout(f"the solver {what} within {self.time_limit:g} s; try a larger --time-limit")
+        return solver, status
+
+    def grid(self, solver) -> Grid:  # type: ignore[no-untyped-def]
+        n = self.n
+        return tuple(tuple(int(solver.value(self.x[r][c])) for c in range(n)) for r in range(n))
 
 
 @dataclass(frozen=True)
@@ -90,17 +221,18 @@ def most_probable(n: int, options: list[list[tuple[Cage | None, int]]], time_lim
     every chosen clue (a None option constrains nothing), optionally with the
     grid `forbid` excluded and the total cost at most `max_cost`.  Costs are
     integers (scaled -log probabilities).  None when no choice gives a grid;
-    SolverTimeout when the solver could not tell within the time limit."""
+    SolverTimeout when the solver could not tell within the time limit (which
+    covers building the model too)."""
     from ortools.sat.python import cp_model
 
-    model = cp_model.CpModel()
-    x = _latin(model, n)
+    mod = _Model(n, _deadline(time_limit), time_limit)
+    model = mod.model
     picks, cost = [], []
     for i, opts in enumerate(options):
         lits = []
         for j, (cage, c) in enumerate(opts):
             lit = model.new_bool_var(f"c{i}_{j}")
-            if cage is None or _add_cage(model, x, cage, n, lit):
+            if cage is None or mod.add_cage(cage, lit):
                 lits.append((lit, j))
                 if c:
                     cost.append(c * lit)
@@ -111,59 +243,44 @@ def most_probable(n: int, options: list[list[tuple[Cage | None, int]]], time_lim
         model.add_exactly_one(lit for lit, _ in lits)
         picks.append(lits)
     if forbid is not None:
-        _forbid(model, x, forbid)
+        mod.forbid(forbid)
     if cost:
         if max_cost is not None:
             model.add(sum(cost) <= max_cost)
         model.minimize(sum(cost))
     elif max_cost is not None and max_cost < 0:
         return None
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = time_limit
-    solver.parameters.num_workers = 2
-    status = solver.solve(model)
+    solver, status = mod.solve("could not weigh the readings")
     if status == cp_model.INFEASIBLE:
         return None
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        raise SolverTimeout(f"the solver could not weigh the readings within {time_limit:g} s;"
-                            " try a larger --time-limit")
     chosen = tuple(next(j for lit, j in lits if solver.value(lit)) for lits in picks)
-    grid = tuple(tuple(int(solver.value(x[r][c])) for c in range(n)) for r in range(n))
     total = sum(options[i][j][1] for i, j in enumerate(chosen))
-    return Choice(chosen, grid, total, status == cp_model.OPTIMAL)
+    return Choice(chosen, mod.grid(solver), total, status == cp_model.OPTIMAL)
 
 
 def solve(puzzle: Puzzle, time_limit: float = DEFAULT_TIME_LIMIT, require_unique: bool = False) -> Solution:
-    """First grid plus uniqueness.  Raises Unsolvable, or Ambiguous when
-    `require_unique` and a second grid exists."""
+    """First grid plus uniqueness, both within `time_limit` seconds in all
+    (building the model included).  Raises Unsolvable, SolverTimeout, or
+    Ambiguous when `require_unique` and a second grid exists."""
     from ortools.sat.python import cp_model
 
-    n = puzzle.size
-    model = cp_model.CpModel()
-    x = _latin(model, n)
+    mod = _Model(puzzle.size, _deadline(time_limit), time_limit)
     for cage in puzzle.cages:
-        if not _add_cage(model, x, cage, n, None):
+        if not mod.add_cage(cage):
             raise Unsolvable(f"no digits can meet cage {cage.label} at {cage.where}")
 
-    def run() -> Grid | None:
-        solver = cp_model.CpSolver()
-        solver.parameters.max_time_in_seconds = time_limit
-        solver.parameters.num_workers = 2
-        status = solver.solve(model)
-        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            return tuple(tuple(int(solver.value(x[r][c])) for c in range(n)) for r in range(n))
-        if status == cp_model.INFEASIBLE:
-            return None
-        raise SolverTimeout(f"the solver found no answer within {time_limit:g} s; try a larger --time-limit")
-
-    first = run()
-    if first is None:
+    solver, status = mod.solve("found no answer")
+    if status == cp_model.INFEASIBLE:
         raise Unsolvable("no grid satisfies every cage of this puzzle")
+    first = mod.grid(solver)
     problems = check_grid(puzzle, first)
     if problems:  # never trust the model blindly
         raise KkvisionError("internal error: solver grid fails the checker: " + "; ".join(problems))
-    _forbid(model, x, first)
-    second = run()
-    if second is not None and require_unique:
+    mod.forbid(first)
+    solver, status = mod.solve("could not tell whether the answer is the only one")
+    if status == cp_model.INFEASIBLE:
+        return Solution(first, True)
+    second = mod.grid(solver)
+    if require_unique:
         raise Ambiguous("the puzzle has more than one solution")
-    return Solution(first, second is None, second)
+    return Solution(first, False, second)

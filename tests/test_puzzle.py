@@ -3,7 +3,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kkvision.errors import InvalidPuzzle
-from kkvision.puzzle import Cage, Puzzle, cage_tuples, check_grid, satisfies, target_possible
+from kkvision.puzzle import Cage, Puzzle, cage_tuples, check_grid, prime_exponents, satisfies, target_possible
 
 
 def row_cages(n):
@@ -80,6 +80,37 @@ def test_cage_tuples_agree_with_satisfies(n, op, values):
     target = sum(values) if op == "+" else __import__("math").prod(values)
     cage = Cage(op, target, cells)
     tuples = cage_tuples(cage, n)
+    assert cage_tuples(cage, n, budget=10**6, max_tuples=10**4) == tuples  # small cages: the same
     assert tuple(values) in tuples
     assert all(satisfies(op, target, t) and len(set(t)) == len(t) for t in tuples)
     assert target_possible(cage, n)
+
+
+def test_cage_tuples_stop_at_their_budget():
+    from kkvision.puzzle import TooManyTuples
+
+    row = tuple((0, c) for c in range(9))
+    for cage in (Cage("*", 362880, row), Cage("+", 45, row), Cage("?", 362880, row)):
+        with pytest.raises(TooManyTuples, match="at A1"):
+            cage_tuples(cage, 9, budget=200_000, max_tuples=2_000)
+        with pytest.raises(TooManyTuples):
+            cage_tuples(cage, 9, budget=1_000)
+    small = Cage("*", 24, ((0, 0), (0, 1), (1, 0)))
+    assert cage_tuples(small, 6, budget=1_000, max_tuples=100) == cage_tuples(small, 6)
+
+
+def test_huge_and_prime_targets_are_judged_without_trial_division():
+    cells = tuple((0, c) for c in range(9))
+    assert not target_possible(Cage("*", 2**61 - 1, cells), 9)  # a prime: used to loop to it
+    assert not target_possible(Cage("*", 11 * 2**20, cells), 9)
+    assert not target_possible(Cage("?", 10**1000, cells), 9)
+    assert target_possible(Cage("*", 2**10 * 3**5 * 5 * 7, cells), 9)
+    assert prime_exponents(2**3 * 3 * 7, 9) == {2: 3, 3: 1, 5: 0, 7: 1}
+    assert prime_exponents(11, 9) is None and prime_exponents(11, 12) == {2: 0, 3: 0, 5: 0, 7: 0, 11: 1}
+    assert prime_exponents(0, 9) is None
+
+
+def test_puzzle_of_nine_factorial_rows_is_built_at_once():
+    # validation never lists tuples (9! per row here)
+    p = Puzzle(9, tuple(Cage("*", 362880, tuple((r, c) for c in range(9))) for r in range(9)))
+    assert len(p.cages) == 9

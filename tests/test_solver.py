@@ -1,7 +1,10 @@
+import math
+import time
+
 import pytest
 
-from kkvision import formats
-from kkvision.errors import Ambiguous, Unsolvable
+from kkvision import formats, solver
+from kkvision.errors import Ambiguous, SolverTimeout, Unsolvable
 from kkvision.generate import random_puzzle
 from kkvision.puzzle import Cage, Puzzle, check_grid
 from kkvision.solver import solve
@@ -83,3 +86,127 @@ def test_most_probable_can_forbid_a_grid_and_leave_a_label_out():
     options[k] = [(None, 50)]  # that label could not be read
     found = most_probable(5, options)
     assert found is not None and found.picks[k] == 0 and found.cost == 50
+
+
+# ------------------------------------------------------- bounded work on hostile input
+
+def _rows(n, op, target):
+    return Puzzle(n, tuple(Cage(op, target, tuple((r, c) for c in range(n))) for r in range(n)))
+
+
+@pytest.mark.parametrize("op", ["*", "?"])
+def test_rows_of_nine_factorial_end_within_the_time_limit(op):
+    # every row one 9-cell cage 362880* (= 9!): any Latin square; this used to list
+    # 9! tuples per row in Python and hang for a minute
+    t0 = time.monotonic()
+    with pytest.raises((Ambiguous, SolverTimeout)):
+        solve(_rows(9, op, math.factorial(9)), time_limit=5, require_unique=True)
+    assert time.monotonic() - t0 < 5 + 3
+
+
+def test_big_cages_are_not_listed_but_still_exact():
+    n = 9
+    for cage in (Cage("*", math.factorial(9), tuple((0, c) for c in range(9))),
+                 Cage("?", math.factorial(9), tuple((0, c) for c in range(9))),
+                 Cage("+", 45, tuple((0, c) for c in range(9))),
+                 Cage("*", 2 * 3 * 4 * 5 * 6 * 7 * 8, tuple((r, c) for r in range(3) for c in range(3))[:7])):
+        assert solver._table(Cage("*" if cage.op == "?" else cage.op, cage.target, cage.cells), n) is None
+    # ...and the whole puzzle still solves to a grid the independent checker accepts
+    s = solve(_rows(9, "*", math.factorial(9)), time_limit=10)
+    assert not s.unique and check_grid(_rows(9, "*", math.factorial(9)), s.grid) == []
+
+
+def _big_cage_puzzle(n, seed, op):
+    """Each row split into a 7-cell cage and 2-cell '-' cages, on a random Latin square."""
+    import random
+
+    from kkvision.generate import latin_square
+
+    grid = latin_square(n, random.Random(seed))
+    cages = []
+    for r in range(n):
+        big = tuple((r, c) for c in range(7))
+        vals = [grid[r][c] for _, c in big]
+        cages.append(Cage(op, sum(vals) if op == "+" else math.prod(vals), big))
+        cages.append(Cage("-", abs(grid[r][7] - grid[r][8]), ((r, 7), (r, 8))))
+    return Puzzle(n, tuple(cages)), grid
+
+
+@pytest.mark.parametrize("op", ["*", "+", "?"])
+def test_big_product_and_sum_cages_on_nine_by_nine(op):
+    puzzle, grid = _big_cage_puzzle(9, 4, op)
+    s = solve(puzzle, time_limit=10)
+    assert check_grid(puzzle, s.grid) == []
+    if s.unique:
+        assert s.grid == grid
+
+
+@pytest.fixture
+def products_by_exponents(monkeypatch):
+    """Every product (and the product side of every hidden operator) modelled by
+    prime exponents, as big cages are."""
+    table = solver._table
+    monkeypatch.setattr(solver, "_table", lambda cage, n: None if cage.op == "*" else table(cage, n))
+
+
+@pytest.mark.parametrize("n", range(3, 10))
+def test_random_puzzles_give_back_their_grid(n):
+    for seed in (100 + n, 200 + n):
+        puzzle, grid = random_puzzle(n, seed=seed)
+        s = solve(puzzle)
+        assert s.unique and s.grid == grid
+
+
+@pytest.mark.parametrize("n", range(3, 10))
+def test_prime_exponents_model_products_exactly(n, products_by_exponents):
+    for seed in (100 + n, 200 + n):
+        puzzle, grid = random_puzzle(n, seed=seed)
+        s = solve(puzzle)
+        assert s.unique and s.grid == grid
+    puzzle, grid = random_puzzle(n, seed=n, hidden_ops=True)
+    s = solve(puzzle)
+    assert check_grid(puzzle, s.grid) == []
+    if s.unique:
+        assert s.grid == grid
+
+
+def test_hidden_operator_with_a_target_beyond_any_sum():
+    # 12! on every row of a 12x12: no sum reaches it (nor fits in the solver's
+    # integers when it is bigger still); the product side alone must carry it
+    n = 12
+    with pytest.raises((Ambiguous, SolverTimeout)):
+        solve(_rows(n, "?", math.factorial(n)), time_limit=10, require_unique=True)
+    whole = Cage("?", math.factorial(n) ** n, tuple((r, c) for r in range(n) for c in range(n)))
+    s = solve(Puzzle(n, (whole,)), time_limit=10)
+    assert not s.unique
+
+
+def test_time_limit_covers_building_the_model():
+    puzzle, _ = random_puzzle(5, seed=3)
+    with pytest.raises(SolverTimeout):
+        solve(puzzle, time_limit=0)
+
+
+def test_most_probable_with_hostile_readings():
+    from kkvision.solver import most_probable
+
+    rows = _rows(9, "*", math.factorial(9)).cages
+    options = [[(c, 0), (None, 100)] for c in rows]
+    found = most_probable(9, options, time_limit=5)
+    assert found is not None and found.cost == 0
+    other = most_probable(9, options, time_limit=5, forbid=found.grid)
+    assert other is not None and other.grid != found.grid
+
+
+def test_time_budget_is_shared_by_every_solver_call_inside_it():
+    from kkvision.solver import most_probable, time_budget
+
+    puzzle, grid = random_puzzle(5, seed=3)
+    assert solve(puzzle, time_limit=5).grid == grid
+    with time_budget(0):
+        with pytest.raises(SolverTimeout):
+            solve(puzzle, time_limit=5)
+        with pytest.raises(SolverTimeout):
+            most_probable(5, [[(c, 0)] for c in puzzle.cages], time_limit=5)
+    with time_budget(30):
+        assert solve(puzzle, time_limit=5).grid == grid
