@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..puzzle import Puzzle
-from ..solver import Solution
+from ..solver import Solution, time_budget
 from . import ocr
 from .agree import agree_with_labels
 from .borders import check_borders
@@ -61,8 +61,9 @@ def read_image(path: Path, data: bytes, opts: Options, trace: dict | None = None
         trace["clues"] = clues
         log.info("%s: labels read (%s) with %d tesseract process(es): %s", path, opts.ocr,
                  ocr.PROCESSES - before, " ".join(c.text or "?" for c in clues))
-        res = resolve(geom.size, clues, opts.time_limit)
-        check_borders(layout, cells, res.solution.grid, opts.time_limit)
+        with time_budget(opts.time_limit):  # one --time-limit for all the solver runs of this picture
+            res = resolve(geom.size, clues, opts.time_limit)
+            check_borders(layout, cells, res.solution.grid, opts.time_limit)
         notes = res.notes
         if layout.changed:
             notes = ("cage borders changed to agree with where the labels are: " + ", ".join(layout.changed),) + notes
