@@ -27,8 +27,12 @@ Grid = tuple[tuple[int, ...], ...]
 
 
 def cell_name(cell: Cell) -> str:
-    """Spreadsheet-style name: column letter, row number ('A1' is top-left)."""
-    return f"{chr(ord('A') + cell[1])}{cell[0] + 1}"
+    """Spreadsheet-style name: column letter, row number ('A1' is top-left);
+    a cell outside any grid (in a bad puzzle's message) as (row, col), 0-based."""
+    r, c = cell
+    if not (0 <= c < 26 and 0 <= r < 10**6):
+        return f"(row {r}, col {c})"
+    return f"{chr(ord('A') + c)}{r + 1}"
 
 
 @dataclass(frozen=True)

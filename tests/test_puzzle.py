@@ -114,3 +114,13 @@ def test_puzzle_of_nine_factorial_rows_is_built_at_once():
     # validation never lists tuples (9! per row here)
     p = Puzzle(9, tuple(Cage("*", 362880, tuple((r, c) for c in range(9))) for r in range(9)))
     assert len(p.cages) == 9
+
+
+def test_cells_far_outside_the_grid_are_named_in_messages_not_a_crash():
+    from kkvision.errors import InvalidPuzzle
+    from kkvision.puzzle import Cage, Puzzle, cell_name
+
+    assert cell_name((0, 0)) == "A1" and cell_name((8, 8)) == "I9"
+    assert "9999999999" in cell_name((0, 9999999999))
+    with pytest.raises(InvalidPuzzle):
+        Puzzle(3, (Cage("=", 1, ((0, 999999999991),)),))
