@@ -27,11 +27,12 @@ def _parser() -> argparse.ArgumentParser:
         description="Solve KenKen / Calcudoku puzzles from photos, scans, screenshots or text.",
         epilog="Exit codes: " + ", ".join(f"{c.value} {c.name.lower()}" for c in ExitCode),
     )
-    p.add_argument("--version", action="version", version=f"kkvision {__version__}")
-    p.add_argument("-v", "--verbose", action="store_true", help="log progress; show tracebacks")
+    p.add_argument("--version", action="version", version=versions())
+    loudness(p)
     sub = p.add_subparsers(dest="command", required=True)
 
     def common(sp: argparse.ArgumentParser) -> None:
+        loudness(sp, default=argparse.SUPPRESS)
         sp.add_argument("input", type=Path, help="image (png, jpg...) or puzzle text file")
         sp.add_argument("--format", choices=formats.FORMATS, help="text format (default: detect)")
         sp.add_argument("--time-limit", type=float, default=20.0,
@@ -56,11 +57,59 @@ def _parser() -> argparse.ArgumentParser:
     common(c)
     c.add_argument("answers", type=Path, help="text file: one line of digits per row, '.' for blank")
     v = sub.add_parser("convert", help="print a puzzle (text or image) in another text format")
+    loudness(v, default=argparse.SUPPRESS)
     v.add_argument("input", type=Path)
     v.add_argument("--format", choices=formats.FORMATS, help="input text format (default: detect)")
     v.add_argument("--to", choices=formats.FORMATS, required=True)
     v.add_argument("--ocr", choices=OCR_ENGINES + tuple(OCR_ALIASES), default="model")
     return p
+
+
+class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever sys.stderr is at the time (tests and callers may swap it)."""
+
+    @property  # type: ignore[override]
+    def stream(self):  # type: ignore[no-untyped-def]
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value) -> None:  # type: ignore[no-untyped-def]
+        pass
+
+
+def _log_to_stderr(level: int) -> None:
+    """kkvision's notes and progress to stderr at `level`, set anew on every run."""
+    log.setLevel(level)
+    if not any(isinstance(h, _Stderr) for h in log.handlers):
+        handler = _Stderr()
+        handler.setFormatter(logging.Formatter("kkvision: %(message)s"))
+        log.addHandler(handler)
+        log.propagate = False
+
+
+def loudness(parser: argparse.ArgumentParser, default: object = False) -> None:
+    """-v / -q, accepted before and after the subcommand (a subcommand's copy
+    only overrides the main one when given)."""
+    parser.add_argument("-v", "--verbose", action="store_true", default=default,
+                        help="log progress; show tracebacks")
+    parser.add_argument("-q", "--quiet", action="store_true", default=default,
+                        help="errors only: no notes or progress on stderr")
+
+
+def versions() -> str:
+    """kkvision's version and those of the engines it runs."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    import cv2
+
+    try:
+        ortools_version = version("ortools")
+    except PackageNotFoundError:
+        ortools_version = "missing"
+    from .vision import ocr
+
+    return (f"kkvision {__version__} (OpenCV {cv2.__version__}, OR-Tools {ortools_version},"
+            f" tesseract {ocr.version() or 'not installed'})")
 
 
 def _free_name(base: Path, kind: str) -> Path:
@@ -113,6 +162,11 @@ def _check_args(args: argparse.Namespace) -> None:
         return
     if getattr(args, "more", None):
         raise UsageError("-o names one output file; with several inputs each is written beside its input")
+    from .render import OUTPUT_FORMATS
+
+    if output.suffix.lower() not in OUTPUT_FORMATS:
+        raise UsageError(f"-o {output}: the picture is written as PNG, JPEG or WebP: name it "
+                         + ", ".join(f"*{ext}" for ext in OUTPUT_FORMATS))
     folder = output.parent if str(output.parent) else Path(".")
     if not folder.is_dir():
         raise InputError(f"-o {output}: the folder {folder} does not exist")
@@ -203,8 +257,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="kkvision: %(message)s", stream=sys.stderr)
+    _log_to_stderr(logging.INFO if args.verbose else logging.ERROR if args.quiet else logging.WARNING)
     try:
         _check_args(args)
         return int({"solve": cmd_solve, "check": cmd_check, "convert": cmd_convert}[args.command](args))

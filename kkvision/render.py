@@ -30,6 +30,11 @@ WRONG = (220, 20, 20, 255)
 CHANGED = (235, 100, 0, 255)  # a label the answer reads otherwise than the reader's first choice, or not at all
 UNSURE = (160, 0, 170, 255)  # a label used as read, but read with little certainty
 LABEL_BACK = (255, 255, 255, 200)  # behind those labels, so they stand out on any paper
+# output picture formats by file name ending, with their encoder settings
+OUTPUT_FORMATS: dict[str, list[int]] = {
+    ".png": [cv2.IMWRITE_PNG_COMPRESSION, 1], ".jpg": [cv2.IMWRITE_JPEG_QUALITY, 92],
+    ".jpeg": [cv2.IMWRITE_JPEG_QUALITY, 92], ".webp": [cv2.IMWRITE_WEBP_QUALITY, 92],
+}
 DISPLAY_OPS = {"*": "×", "/": "÷", "-": "−", "?": ""}
 
 
@@ -114,8 +119,10 @@ def draw_solution(image: np.ndarray, reading: Any, grid: Grid,
 
 
 def save_image(picture: np.ndarray, path: Path) -> None:
-    """Write a PNG; refuses to replace an existing file."""
-    ok, data = cv2.imencode(".png", picture, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+    """Write the picture in the format its name asks for (PNG, JPEG or WebP);
+    refuses to replace an existing file."""
+    ext = path.suffix.lower()
+    ok, data = cv2.imencode(ext if ext in OUTPUT_FORMATS else ".png", picture, OUTPUT_FORMATS.get(ext, []))
     if not ok:
         raise OutputExists(f"could not encode the picture for {path}")
     try:

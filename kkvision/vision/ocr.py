@@ -26,6 +26,21 @@ def available() -> bool:
     return shutil.which("tesseract") is not None
 
 
+def version() -> str | None:
+    """The tesseract binary's version, or None when it is not installed."""
+    import subprocess
+
+    exe = shutil.which("tesseract")
+    if exe is None:
+        return None
+    try:
+        out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    first = (out.stdout or out.stderr).splitlines()
+    return first[0].split()[-1] if first and first[0].split() else None
+
+
 def _tesseract_words(page: np.ndarray, config: str) -> list[tuple[int, int, int, str]]:
     """(left, top, height, text) of every word tesseract finds on the page: one process."""
     global PROCESSES
@@ -34,8 +49,9 @@ def _tesseract_words(page: np.ndarray, config: str) -> list[tuple[int, int, int,
     except ImportError:
         raise MissingDependency("the Python package pytesseract is missing: run ./scripts/setup.sh") from None
     if not available():
-        raise MissingDependency("the tesseract binary is missing: apt install tesseract-ocr"
-                                " (or run ./scripts/setup.sh)")
+        raise MissingDependency("--ocr tesseract needs the tesseract binary: install it (apt install"
+                                " tesseract-ocr, dnf install tesseract, brew install tesseract), or use the"
+                                " default reader (--ocr model), which needs none")
     PROCESSES += 1
     # OpenMP threads make tesseract ~3x slower on a small page on this kind of
     # machine (measured: 0.54 s vs 0.15 s for a 9x9's labels); one thread is best.

@@ -1,0 +1,7 @@
+"""`python -m kkvision ...` is the same as the `kkvision` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
