@@ -10,11 +10,12 @@ import math
 import sys
 import traceback
 from pathlib import Path
+from typing import Any
 
 from . import __version__, formats
 from .answers import check_answers, read_answers
 from .errors import ExitCode, InputError, KkvisionError, OutputExists, UsageError
-from .pipeline import OCR_ALIASES, OCR_ENGINES, Options, Outcome, read_input, run
+from .pipeline import OCR_ALIASES, OCR_ENGINES, Options, Result, read_input, run
 from .report import grid_text, labels_json, result_json
 
 log = logging.getLogger("kkvision")
@@ -131,14 +132,14 @@ def _output_path(args: argparse.Namespace, kind: str) -> Path:
     return args.output
 
 
-def _write_image(args: argparse.Namespace, outcome: Outcome, kind: str,
+def _write_image(args: argparse.Namespace, outcome: Result, picture: Any, kind: str,
                  wrong: set[tuple[int, int]] | None = None) -> Path | None:
-    if outcome.image is None or args.no_image:
+    if picture is None or args.no_image:
         return None
     from .render import draw_solution, save_image
 
     out = _output_path(args, kind)
-    picture = draw_solution(outcome.image, outcome.vision, outcome.solution.grid, wrong)
+    picture = draw_solution(picture, outcome, outcome.solution, wrong)
     save_image(picture, out)
     return out
 
@@ -172,10 +173,10 @@ def _check_args(args: argparse.Namespace) -> None:
         raise InputError(f"-o {output}: the folder {folder} does not exist")
 
 
-def _odds(nats: float) -> float | None:
+def _odds(nats: float | None) -> float | None:
     """How many times the answer is more probable than any reading with another
     solution (None: no such reading was found within the search)."""
-    return None if math.isinf(nats) else round(math.exp(nats), 1)
+    return None if nats is None or math.isinf(nats) else round(math.exp(nats), 1)
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -199,46 +200,45 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 
 def solve_one(args: argparse.Namespace) -> int:
-    outcome = run(args.input, _options(args))
+    outcome, picture = run(args.input, _options(args))
     for note in outcome.notes:
         log.warning("%s", note)
-    sol = outcome.solution
-    if not sol.unique:
+    if not outcome.unique:
         from .errors import Ambiguous
 
-        assert sol.other is not None
-        differ = sum(a != b for ra, rb in zip(sol.grid, sol.other) for a, b in zip(ra, rb))
+        assert outcome.other is not None
+        differ = sum(a != b for ra, rb in zip(outcome.solution, outcome.other) for a, b in zip(ra, rb))
         raise Ambiguous(
             f"this puzzle has more than one solution (two of them differ in {differ} cells);"
             " if it was read from an image, check the cages and clues with --debug-dir"
         )
-    image = _write_image(args, outcome, "solved")
+    image = _write_image(args, outcome, picture, "solved")
     if args.json:
         extra = {}
-        if outcome.vision is not None:
-            extra = {"labels": labels_json(outcome.vision.labels), "odds": _odds(outcome.vision.odds)}
-        print(result_json(outcome.puzzle, sol.grid, sol.unique, notes=list(outcome.notes),
+        if picture is not None:
+            extra = {"labels": labels_json(outcome.labels), "odds": _odds(outcome.odds)}
+        print(result_json(outcome.puzzle, outcome.solution, outcome.unique, notes=list(outcome.notes),
                           image=str(image) if image else None, input=str(args.input), **extra,
                           indent=None if args.more or getattr(args, "batch", False) else 1))
     else:
-        print(grid_text(sol.grid))
+        print(grid_text(outcome.solution))
     if image:
         log.warning("solution drawn into %s", image)
     return ExitCode.OK
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    outcome = run(args.input, _options(args))
+    outcome, picture = run(args.input, _options(args))
     for note in outcome.notes:
         log.warning("%s", note)
     try:
         text = read_input(args.answers).decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InputError(f"{args.answers}: the answers are not a text file") from None
-    result = check_answers(outcome.puzzle, outcome.solution.grid, read_answers(text, outcome.puzzle.size))
-    image = _write_image(args, outcome, "checked", set(result.wrong))
+    result = check_answers(outcome.puzzle, outcome.solution, read_answers(text, outcome.puzzle.size))
+    image = _write_image(args, outcome, picture, "checked", set(result.wrong))
     if args.json:
-        print(result_json(outcome.puzzle, outcome.solution.grid, outcome.solution.unique,
+        print(result_json(outcome.puzzle, outcome.solution, outcome.unique,
                           wrong=[list(c) for c in result.wrong], blank=[list(c) for c in result.blank]))
     else:
         print(grid_text(result.answers, set(result.wrong)))
@@ -250,7 +250,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    outcome = run(args.input, Options(fmt=args.format, ocr=OCR_ALIASES.get(args.ocr, args.ocr)))
+    outcome, _ = run(args.input, Options(fmt=args.format, ocr=OCR_ALIASES.get(args.ocr, args.ocr)))
     print(formats.write(outcome.puzzle, args.to), end="")
     return ExitCode.OK
 

@@ -1,9 +1,12 @@
 """kkvision's whole job, top to bottom.
 
-text  -> formats.read -> Puzzle -> solver.solve -> grid
-image -> grid.find_grid -> cages.find_cages -> clues.read_clues
-      -> reading.build_puzzle (solver checks the reading) -> solver.solve
-      -> render.draw_solution onto the original image
+file  -> read_input (regular file, size) -> image or text?
+text  -> formats.read -> Puzzle -> solver.solve -> Result
+image -> vision.decode (header limits) -> vision.read_picture:
+         grid.find_grid -> cages.find_cages -> clues.read_cells -> agree.agree_with_labels
+         -> clues.read_clues -> reading.resolve -> borders.check_borders -> Result
+(the CLI then draws the Result onto the picture: render.draw_solution)
+solve_text and solve_picture are the library API's engine (kkvision.api).
 """
 
 from __future__ import annotations
@@ -15,8 +18,8 @@ from typing import Any
 
 from . import formats
 from .errors import InputError, InputImageError
-from .puzzle import Puzzle
-from .solver import DEFAULT_TIME_LIMIT, Solution, solve
+from .puzzle import Grid, Puzzle
+from .solver import DEFAULT_TIME_LIMIT, solve
 
 MAX_FILE_BYTES = 200_000_000  # an input file's size limit (a 50 MP PNG is at most ~150 MB)
 MAX_TEXT_BYTES = 1_000_000  # a puzzle text's size limit (a 12x12 puzzle in any format is a few KB)
@@ -39,12 +42,18 @@ class Options:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Result:
+    """What kkvision made of one puzzle: the library API's result, and the CLI's."""
+
     puzzle: Puzzle
-    solution: Solution
-    image: Any = None  # the decoded original (numpy BGR array) for images
-    vision: Any = None  # vision.Reading for images
-    notes: tuple[str, ...] = field(default_factory=tuple)
+    solution: Grid
+    unique: bool
+    other: Grid | None = None  # a second grid when the puzzle has several (text puzzles)
+    labels: tuple[Any, ...] = ()  # pictures: vision.reading.LabelDecision per cage
+    corners: tuple[tuple[float, float], ...] | None = None  # pictures: grid corners tl, tr, br, bl, in pixels
+    odds: float | None = None  # pictures: nats by which the answer beats any reading with another solution
+    notes: tuple[str, ...] = ()
+    geometry: Any = field(default=None, compare=False, repr=False)  # pictures: for drawing onto them
 
 
 def is_image(path: Path, data: bytes) -> bool:
@@ -76,25 +85,40 @@ def read_input(path: Path) -> bytes:
     return data
 
 
-def read_text_puzzle(path: Path, data: bytes, fmt: str | None) -> Puzzle:
+def _text_of(path: Path, data: bytes) -> str:
     if len(data) > MAX_TEXT_BYTES:
         raise InputError(f"{path}: too large for a puzzle text ({len(data) / 1e6:.1f} MB; limit"
                          f" {MAX_TEXT_BYTES / 1e6:g} MB), and not an image")
     try:
-        text = data.decode("utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InputImageError(
             f"{path}: neither an image kkvision can decode nor a puzzle text file"
         ) from None
-    return formats.read(text, fmt)
 
 
-def run(path: Path, opts: Options) -> Outcome:
+def solve_text(text: str, opts: Options) -> Result:
+    """A puzzle text in any format (opts.fmt, or detected), solved."""
+    puzzle = formats.read(text, opts.fmt)
+    solution = solve(puzzle, opts.time_limit)
+    return Result(puzzle, solution.grid, solution.unique, solution.other)
+
+
+def solve_picture(image: Any, opts: Options, name: str = "picture") -> Result:
+    """A decoded picture (BGR or grey numpy array), read and solved."""
+    from .vision import read_picture
+
+    reading = read_picture(image, name, opts)
+    return Result(reading.puzzle, reading.solution.grid, reading.solution.unique, None, reading.labels,
+                  reading.geometry.corners, reading.odds, reading.notes, reading.geometry)
+
+
+def run(path: Path, opts: Options) -> tuple[Result, Any]:
+    """The puzzle in a file, image or text: the result, and the decoded picture (None for a text)."""
     data = read_input(path)
     if not is_image(path, data):
-        puzzle = read_text_puzzle(path, data, opts.fmt)
-        return Outcome(puzzle, solve(puzzle, opts.time_limit))
-    from .vision import read_image
+        return solve_text(_text_of(path, data), opts), None
+    from .vision import decode
 
-    image, reading = read_image(path, data, opts)
-    return Outcome(reading.puzzle, reading.solution, image, reading, reading.notes)
+    image = decode(path, data, opts.max_pixels)
+    return solve_picture(image, opts, str(path)), image

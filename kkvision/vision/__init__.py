@@ -40,11 +40,17 @@ class Reading:
 
 def read_image(path: Path, data: bytes, opts: Options, trace: dict | None = None
                ) -> tuple[np.ndarray, Reading]:
-    """The picture and what was read from it.  `trace`, when given, gets each
-    stage's result as soon as it exists (benchmarks score stages even when a
-    later stage fails)."""
-    trace = {} if trace is None else trace
+    """The picture in the file's bytes and what was read from it.  `trace`,
+    when given, gets each stage's result as soon as it exists (benchmarks
+    score stages even when a later stage fails)."""
     image = decode(path, data, opts.max_pixels)
+    return image, read_picture(image, str(path), opts, trace)
+
+
+def read_picture(image: np.ndarray, name: str, opts: Options, trace: dict | None = None) -> Reading:
+    """What was read from a decoded BGR (or grey) picture; `name` is for messages."""
+    path = name
+    trace = {} if trace is None else trace
     geom, square = find_grid(image)
     trace["geometry"] = geom
     log.info("%s: %dx%d grid found", path, geom.size, geom.size)
@@ -72,4 +78,4 @@ def read_image(path: Path, data: bytes, opts: Options, trace: dict | None = None
             from .debug import write_stages
 
             write_stages(opts.debug_dir, image, geom, square, layout, clues)
-    return image, Reading(geom, layout, clues, res.puzzle, res.solution, notes, res.labels, res.odds)
+    return Reading(geom, layout, clues, res.puzzle, res.solution, notes, res.labels, res.odds)
