@@ -4,7 +4,6 @@ codes here and only here; a traceback is shown only with -v."""
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import math
 import sys
@@ -16,7 +15,7 @@ from . import __version__, formats
 from .answers import check_answers, read_answers
 from .errors import ExitCode, InputError, KkvisionError, OutputExists, UsageError
 from .pipeline import OCR_ALIASES, OCR_ENGINES, Options, Result, read_input, run
-from .report import grid_text, labels_json, result_json
+from .report import dump, grid_text, labels_json, record
 
 log = logging.getLogger("kkvision")
 MAX_TIME_LIMIT = 3600.0  # seconds: --time-limit beyond an hour is surely a typo
@@ -63,6 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--format", choices=formats.FORMATS, help="input text format (default: detect)")
     v.add_argument("--to", choices=formats.FORMATS, required=True)
     v.add_argument("--ocr", choices=OCR_ENGINES + tuple(OCR_ALIASES), default="model")
+    v.add_argument("--json", action="store_true", help="print a JSON record holding the converted text")
     return p
 
 
@@ -193,7 +193,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         except KkvisionError as exc:
             print(f"kkvision: error: {path}: {exc.message}", file=sys.stderr)
             if args.json:
-                print(json.dumps({"input": str(path), "error": exc.message, "exit_code": int(exc.exit_code)}))
+                print(dump(record("solve", str(path), exit_code=exc.exit_code, error=exc.message), True))
             code = int(exc.exit_code)
         first_failure = first_failure or code
     return first_failure
@@ -214,12 +214,12 @@ def solve_one(args: argparse.Namespace) -> int:
         )
     image = _write_image(args, outcome, picture, "solved")
     if args.json:
-        extra = {}
+        extra: dict[str, Any] = {}
         if picture is not None:
             extra = {"labels": labels_json(outcome.labels), "odds": _odds(outcome.odds)}
-        print(result_json(outcome.puzzle, outcome.solution, outcome.unique, notes=list(outcome.notes),
-                          image=str(image) if image else None, input=str(args.input), **extra,
-                          indent=None if args.more or getattr(args, "batch", False) else 1))
+        print(dump(record("solve", str(args.input), puzzle=outcome.puzzle, solution=outcome.solution,
+                          unique=outcome.unique, notes=list(outcome.notes), image=str(image) if image else None,
+                          **extra), bool(args.more or getattr(args, "batch", False))))
     else:
         print(grid_text(outcome.solution))
     if image:
@@ -238,8 +238,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     result = check_answers(outcome.puzzle, outcome.solution, read_answers(text, outcome.puzzle.size))
     image = _write_image(args, outcome, picture, "checked", set(result.wrong))
     if args.json:
-        print(result_json(outcome.puzzle, outcome.solution, outcome.unique,
-                          wrong=[list(c) for c in result.wrong], blank=[list(c) for c in result.blank]))
+        print(dump(record("check", str(args.input), exit_code=0 if result.ok else ExitCode.ANSWERS_WRONG,
+                          puzzle=outcome.puzzle, solution=outcome.solution, unique=outcome.unique,
+                          notes=list(outcome.notes), image=str(image) if image else None,
+                          wrong=[list(c) for c in result.wrong], blank=[list(c) for c in result.blank]), False))
     else:
         print(grid_text(result.answers, set(result.wrong)))
         print(f"{len(result.wrong)} wrong, {len(result.blank)} blank"
@@ -251,7 +253,12 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_convert(args: argparse.Namespace) -> int:
     outcome, _ = run(args.input, Options(fmt=args.format, ocr=OCR_ALIASES.get(args.ocr, args.ocr)))
-    print(formats.write(outcome.puzzle, args.to), end="")
+    text = formats.write(outcome.puzzle, args.to)
+    if args.json:
+        print(dump(record("convert", str(args.input), puzzle=outcome.puzzle, notes=list(outcome.notes),
+                          text=text), False))
+    else:
+        print(text, end="")
     return ExitCode.OK
 
 
@@ -265,6 +272,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.verbose:
             traceback.print_exc()
         print(f"kkvision: error: {exc.message}", file=sys.stderr)
+        if getattr(args, "json", False):  # the same record, for the failure, on stdout
+            print(dump(record(args.command, str(getattr(args, "input", "")), exit_code=exc.exit_code,
+                              error=exc.message), False))
         return int(exc.exit_code)
     except KeyboardInterrupt:
         return 130

@@ -22,13 +22,28 @@ def grid_text(grid: Grid, marks: set[tuple[int, int]] | None = None) -> str:
     return "\n".join(lines)
 
 
-def result_json(puzzle: Puzzle, grid: Grid | None, unique: bool | None, indent: int | None = 1,
-                **extra: Any) -> str:
-    """One JSON object; indent=None gives one line per result (JSON Lines for batches)."""
-    data: dict[str, Any] = {"puzzle": to_dict(puzzle), "solution": [list(r) for r in grid] if grid else None,
-                            "unique": unique}
+SCHEMA = "kkvision/1"  # the version of the JSON records below; changes when a field changes meaning
+RECORD_FIELDS = ("schema", "command", "input", "ok", "exit_code", "error", "puzzle", "solution", "unique",
+                 "labels", "odds", "notes", "image", "wrong", "blank", "text")
+
+
+def record(command: str, input: str, *, exit_code: int = 0, error: str | None = None, puzzle: Puzzle | None = None,
+           solution: Grid | None = None, unique: bool | None = None, **extra: Any) -> dict[str, Any]:
+    """One JSON record: every command (solve, check, convert) and every failure
+    gives the same fields, null where they do not apply (README: JSON output)."""
+    data: dict[str, Any] = dict.fromkeys(RECORD_FIELDS)
+    data.update(schema=SCHEMA, command=command, input=input, ok=exit_code == 0, exit_code=int(exit_code),
+                error=error, puzzle=to_dict(puzzle) if puzzle is not None else None,
+                solution=[list(r) for r in solution] if solution else None, unique=unique, notes=[])
+    unknown = set(extra) - set(RECORD_FIELDS)
+    if unknown:
+        raise ValueError(f"not fields of a record: {sorted(unknown)}")
     data.update(extra)
-    return json.dumps(data, indent=indent)
+    return data
+
+
+def dump(data: dict[str, Any], one_line: bool) -> str:
+    return json.dumps(data, indent=None if one_line else 1)
 
 
 def labels_json(labels: Any) -> list[dict[str, Any]]:
