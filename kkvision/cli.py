@@ -4,10 +4,15 @@ codes here and only here; a traceback is shown only with -v."""
 from __future__ import annotations
 
 import argparse
+import json
 import logging
-import math
+import os
 import sys
+import time
 import traceback
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +20,7 @@ from . import __version__, formats
 from .answers import check_answers, read_answers
 from .errors import ExitCode, InputError, KkvisionError, OutputExists, UsageError
 from .pipeline import OCR_ALIASES, OCR_ENGINES, Options, Result, read_input, run
-from .report import dump, grid_text, labels_json, record
+from .report import dump, grid_text, record
 
 log = logging.getLogger("kkvision")
 MAX_TIME_LIMIT = 3600.0  # seconds: --time-limit beyond an hour is surely a typo
@@ -33,7 +38,7 @@ def _parser() -> argparse.ArgumentParser:
 
     def common(sp: argparse.ArgumentParser) -> None:
         loudness(sp, default=argparse.SUPPRESS)
-        sp.add_argument("input", type=Path, help="image (png, jpg...) or puzzle text file")
+        sp.add_argument("input", type=Path, help="image (png, jpg...) or puzzle text file; '-': standard input")
         sp.add_argument("--format", choices=formats.FORMATS, help="text format (default: detect)")
         sp.add_argument("--time-limit", type=float, default=20.0,
                         help=f"solver seconds, more than 0 and at most {MAX_TIME_LIMIT:g} (default 20)")
@@ -51,8 +56,12 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("solve", help="solve puzzles and print (and draw) the solutions")
     common(s)
     s.add_argument("more", type=Path, nargs="*", metavar="INPUT",
-                   help="more images or puzzle files: each is solved in turn (a failed one does not stop"
-                        " the rest; the exit code is the first failure's)")
+                   help="more images, puzzle files, folders or PDFs ('-': standard input): each is solved"
+                        " (a failed one does not stop the rest; the exit code is the first failure's)")
+    s.add_argument("--output-dir", type=Path, help="write the output pictures here, named after their inputs")
+    s.add_argument("--jobs", type=int, default=0, help="inputs solved at once (default: the number of cores)")
+    s.add_argument("--dpi", type=int, default=300, help="PDF pages are rasterised at this resolution (300)")
+    s.add_argument("--report", type=Path, help="a row per input to this new file: .csv, or JSON Lines otherwise")
     c = sub.add_parser("check", help="compare your answers with the solution, mark wrong cells")
     common(c)
     c.add_argument("answers", type=Path, help="text file: one line of digits per row, '.' for blank")
@@ -158,11 +167,16 @@ def _check_args(args: argparse.Namespace) -> None:
         raise UsageError(f"--time-limit must be more than 0 and at most {MAX_TIME_LIMIT:g} seconds, not {limit:g}")
     if getattr(args, "max_pixels", 1) <= 0:
         raise UsageError("--max-pixels must be a positive number of pixels")
+    if getattr(args, "jobs", 0) < 0 or not 20 <= getattr(args, "dpi", 300) <= 1200:
+        raise UsageError("--jobs must be 0 (the number of cores) or more, and --dpi within 20..1200")
+    output_dir = getattr(args, "output_dir", None)
+    if output_dir is not None and not output_dir.is_dir():
+        raise InputError(f"--output-dir {output_dir}: no such folder")
     output = getattr(args, "output", None)
     if output is None:
         return
     if getattr(args, "more", None):
-        raise UsageError("-o names one output file; with several inputs each is written beside its input")
+        raise UsageError("-o names one output file; with several inputs use --output-dir")
     from .render import OUTPUT_FORMATS
 
     if output.suffix.lower() not in OUTPUT_FORMATS:
@@ -173,58 +187,90 @@ def _check_args(args: argparse.Namespace) -> None:
         raise InputError(f"-o {output}: the folder {folder} does not exist")
 
 
-def _odds(nats: float | None) -> float | None:
-    """How many times the answer is more probable than any reading with another
-    solution (None: no such reading was found within the search)."""
-    return None if nats is None or math.isinf(nats) else round(math.exp(nats), 1)
-
-
 def cmd_solve(args: argparse.Namespace) -> int:
-    inputs = [args.input, *args.more]
-    if len(inputs) == 1:
-        return solve_one(args)
+    """Every input (files, folders, PDF and TIFF pages, standard input) solved;
+    several in a process pool with a summary; the first failure's exit code."""
+    from .batch import Task, run_batch
+    from .inputs import expand
+
+    sources = expand([args.input, *args.more], args.dpi)
+    several = len(sources) > 1 or args.input.is_dir() or args.input.suffix.lower() == ".pdf"
+    if several and args.output is not None:
+        raise UsageError("-o names one output file; with several inputs use --output-dir")
+    opts = _options(args)
+    tasks = [Task(src, replace(opts, debug_dir=None) if several else opts, not args.no_image, args.output,
+                  args.output_dir, args.debug_dir if several else None, args.dpi) for src in sources]
+    report = _open_report(args.report)
+    jobs = min(args.jobs or os.cpu_count() or 1, len(tasks))
+    executor = ProcessPoolExecutor(jobs) if several and jobs > 1 else None
+    counts: Counter[str] = Counter()
     first_failure = 0
-    for path in inputs:
-        one = argparse.Namespace(**{**vars(args), "input": path, "more": [], "batch": True})
-        if not args.json:
-            print(f"== {path}")
-        try:
-            code = solve_one(one)
-        except KkvisionError as exc:
-            print(f"kkvision: error: {path}: {exc.message}", file=sys.stderr)
-            if args.json:
-                print(dump(record("solve", str(path), exit_code=exc.exit_code, error=exc.message), True))
-            code = int(exc.exit_code)
-        first_failure = first_failure or code
+    t0 = time.perf_counter()
+    try:
+        records = run_batch(tasks, executor)
+        if several and sys.stderr.isatty() and not args.quiet:
+            from tqdm import tqdm
+
+            records = tqdm(records, total=len(tasks), unit="input", file=sys.stderr, leave=False)
+        for rec in records:
+            first_failure = first_failure or rec["exit_code"]
+            counts["solved" if rec["ok"] else f"exit {rec['exit_code']}"] += 1
+            _show(args, rec, several)
+            if report is not None:
+                report(rec)
+    finally:
+        if executor is not None:
+            executor.shutdown(cancel_futures=True)
+    if several:
+        refused = ", ".join(f"{n} with {k}" for k, n in sorted(counts.items()) if k != "solved") or "none"
+        log.warning("%d inputs: %d solved; refused: %s; %.1f s", len(tasks), counts["solved"], refused,
+                    time.perf_counter() - t0)
     return first_failure
 
 
-def solve_one(args: argparse.Namespace) -> int:
-    outcome, picture = run(args.input, _options(args))
-    for note in outcome.notes:
-        log.warning("%s", note)
-    if not outcome.unique:
-        from .errors import Ambiguous
-
-        assert outcome.other is not None
-        differ = sum(a != b for ra, rb in zip(outcome.solution, outcome.other) for a, b in zip(ra, rb))
-        raise Ambiguous(
-            f"this puzzle has more than one solution (two of them differ in {differ} cells);"
-            " if it was read from an image, check the cages and clues with --debug-dir"
-        )
-    image = _write_image(args, outcome, picture, "solved")
+def _show(args: argparse.Namespace, rec: dict[str, Any], several: bool) -> None:
+    """One input's outcome: the grid or its JSON record on stdout, notes and errors on stderr."""
+    where = f"{rec['input']}: " if several else ""
+    if several and not args.json:
+        print(f"== {rec['input']}")
+    if not rec["ok"]:
+        print(f"kkvision: error: {where}{rec['error']}", file=sys.stderr)
+    for note in rec["notes"] or ():
+        log.warning("%s%s", where, note)
     if args.json:
-        extra: dict[str, Any] = {}
-        if picture is not None:
-            extra = {"labels": labels_json(outcome.labels), "odds": _odds(outcome.odds)}
-        print(dump(record("solve", str(args.input), puzzle=outcome.puzzle, solution=outcome.solution,
-                          unique=outcome.unique, notes=list(outcome.notes), image=str(image) if image else None,
-                          **extra), bool(args.more or getattr(args, "batch", False))))
+        print(dump(rec, several))
+    elif rec["ok"]:
+        print(grid_text(tuple(tuple(row) for row in rec["solution"])))
+    if rec["image"]:
+        log.warning("%ssolution drawn into %s", where, rec["image"])
+
+
+def _open_report(path: Path | None) -> Any:
+    """A function writing one record as a row of the --report file (CSV or JSON Lines), or None."""
+    if path is None:
+        return None
+    import csv
+
+    from .report import REPORT_COLUMNS, report_row
+
+    try:
+        fh = open(path, "x", newline="", encoding="utf-8")  # noqa: SIM115 - kept open for the run
+    except FileExistsError:
+        raise OutputExists(f"--report {path} exists; kkvision never overwrites files") from None
+    except OSError as exc:
+        raise InputError(f"--report {path}: cannot write it ({exc.strerror})") from None
+    if path.suffix.lower() == ".csv":
+        writer = csv.DictWriter(fh, REPORT_COLUMNS)
+        writer.writeheader()
+
+        def write(rec: dict[str, Any]) -> None:
+            writer.writerow(report_row(rec))
+            fh.flush()
     else:
-        print(grid_text(outcome.solution))
-    if image:
-        log.warning("solution drawn into %s", image)
-    return ExitCode.OK
+        def write(rec: dict[str, Any]) -> None:
+            fh.write(json.dumps(report_row(rec)) + "\n")
+            fh.flush()
+    return write
 
 
 def cmd_check(args: argparse.Namespace) -> int:

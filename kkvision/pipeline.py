@@ -115,7 +115,11 @@ def solve_picture(image: Any, opts: Options, name: str = "picture") -> Result:
 
 def run(path: Path, opts: Options) -> tuple[Result, Any]:
     """The puzzle in a file, image or text: the result, and the decoded picture (None for a text)."""
-    data = read_input(path)
+    return run_data(path, read_input(path), opts)
+
+
+def run_data(path: Path, data: bytes, opts: Options) -> tuple[Result, Any]:
+    """The same for a file's bytes already read (standard input); `path` names it."""
     if not is_image(path, data):
         return solve_text(_text_of(path, data), opts), None
     from .vision import decode

@@ -24,7 +24,7 @@ def grid_text(grid: Grid, marks: set[tuple[int, int]] | None = None) -> str:
 
 SCHEMA = "kkvision/1"  # the version of the JSON records below; changes when a field changes meaning
 RECORD_FIELDS = ("schema", "command", "input", "ok", "exit_code", "error", "puzzle", "solution", "unique",
-                 "labels", "odds", "notes", "image", "wrong", "blank", "text")
+                 "labels", "odds", "notes", "image", "wrong", "blank", "text", "seconds")
 
 
 def record(command: str, input: str, *, exit_code: int = 0, error: str | None = None, puzzle: Puzzle | None = None,
@@ -55,3 +55,16 @@ def labels_json(labels: Any) -> list[dict[str, Any]]:
     return [{"cell": cell_name(lb.cells[0]), "read": lb.read, "probability": round(lb.read_probability, 4),
              "used": lb.used.label, "used_probability": round(lb.used_probability, 4), "how": lb.how}
             for lb in labels]
+
+
+REPORT_COLUMNS = ("input", "ok", "exit_code", "error", "size", "solution", "odds", "notes", "image", "seconds")
+
+
+def report_row(rec: dict[str, Any]) -> dict[str, Any]:
+    """A record as one row of a --report file (CSV or JSON Lines)."""
+    solution = rec.get("solution")
+    return {"input": rec["input"], "ok": rec["ok"], "exit_code": rec["exit_code"], "error": rec["error"],
+            "size": (rec.get("puzzle") or {}).get("size"),
+            "solution": "/".join("".join(map(str, row)) for row in solution) if solution else None,
+            "odds": rec.get("odds"), "notes": " | ".join(rec.get("notes") or []), "image": rec.get("image"),
+            "seconds": rec.get("seconds")}

@@ -15,6 +15,7 @@ The network runs with OpenCV's dnn module: no training framework at run time.
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -36,6 +37,7 @@ MIN_CONTRAST = 0.16  # darkness stretch never amplifies less than this (of 255) 
 BEAM = 8  # texts kept per step of the beam search
 KEEP_PROB = 1e-3  # characters less likely than this at a step are not expanded
 MODEL = "labels.onnx"
+_NET_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -111,8 +113,9 @@ def probabilities(crops: list[np.ndarray]) -> np.ndarray:
         return np.zeros((0, CROP_W // 4, len(ALPHABET) + 1), np.float32)
     net = _net()
     blob = np.stack(crops).astype(np.float32)[:, None, :, :]
-    net.setInput(blob)
-    logits = net.forward()  # (N, classes, 1, T)
+    with _NET_LOCK:  # one network per process; OpenCV's Net is not safe to run from two threads at once
+        net.setInput(blob)
+        logits = net.forward()  # (N, classes, 1, T)
     logits = logits.reshape(logits.shape[0], logits.shape[1], -1).transpose(0, 2, 1)
     logits = logits - logits.max(axis=2, keepdims=True)
     e = np.exp(logits)

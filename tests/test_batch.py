@@ -1,0 +1,98 @@
+"""Many inputs: folders, PDF and TIFF pages, standard input, output folders,
+reports, and any concurrent.futures-style executor."""
+
+import csv
+import io
+import json
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from kkvision.batch import Task, run_batch
+from kkvision.cli import main
+from kkvision.errors import ExitCode
+from kkvision.inputs import expand
+from kkvision.pipeline import Options
+
+PICTURES = ("photo-6x6.jpg", "screenshot-5x5.png")
+
+
+def expected(samples: Path, name: str) -> list[list[int]]:
+    return json.loads((samples / (name.rsplit(".", 1)[0] + ".expected.json")).read_text())["solution"]
+
+
+@pytest.fixture
+def folder(samples, tmp_path) -> Path:
+    d = tmp_path / "scans"
+    d.mkdir()
+    for name in PICTURES:
+        (d / name).write_bytes((samples / name).read_bytes())
+    return d
+
+
+def test_a_folder_is_its_pictures_and_never_kkvisions_outputs(folder, capsys):
+    assert main(["solve", "--json", "--jobs", "2", str(folder)]) == 0
+    first = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [Path(r["input"]).name for r in first] == sorted(PICTURES)
+    assert all(Path(r["image"]).exists() for r in first)
+    assert main(["solve", "--json", "--no-image", str(folder)]) == 0  # the .solved.png files are not inputs
+    again = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(again) == len(PICTURES)
+
+
+def test_pdf_pages_and_tiff_pages_each_give_a_puzzle(samples, tmp_path, capsys):
+    pages = [Image.fromarray(np.asarray(Image.open(samples / name).convert("RGB"))) for name in PICTURES]
+    pdf, tif, out = tmp_path / "two.pdf", tmp_path / "two.tif", tmp_path / "out"
+    pages[0].copy().save(tif, save_all=True, append_images=[p.copy() for p in pages[1:]])
+    pages[0].copy().save(pdf, save_all=True, append_images=[p.copy() for p in pages[1:]], resolution=150)
+    out.mkdir()
+    assert main(["solve", "--json", "--dpi", "200", "--output-dir", str(out), str(pdf), str(tif)]) == 0
+    recs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["input"] for r in recs] == [f"{pdf}#1", f"{pdf}#2", f"{tif}#1", f"{tif}#2"]
+    assert [r["solution"] for r in recs] == [expected(samples, n) for n in PICTURES] * 2
+    # the PDF's and the TIFF's pages share names: the second of each never overwrites the first
+    assert sorted(p.name for p in out.iterdir()) == sorted(["two-p1.solved.png", "two-p2.solved.png",
+                                                            "two-p1.solved-2.png", "two-p2.solved-2.png"])
+
+
+def test_standard_input_is_read_with_a_dash(samples, tmp_path, monkeypatch, capsys):
+    data = (samples / "kk0.j.txt").read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert main(["solve", "-"]) == 0
+    assert capsys.readouterr().out.startswith("1 2 4 3")
+
+
+def test_a_report_has_a_row_per_input_and_is_never_overwritten(folder, tmp_path, capfd):
+    bad = folder / "zz-empty.png"
+    bad.write_bytes(b"")
+    report = tmp_path / "report.csv"
+    assert main(["solve", "--no-image", "--report", str(report), str(folder)]) == ExitCode.INPUT
+    rows = list(csv.DictReader(report.open()))
+    assert [Path(r["input"]).name for r in rows] == sorted(PICTURES) + ["zz-empty.png"]
+    assert [r["ok"] for r in rows] == ["True", "True", "False"] and rows[2]["exit_code"] == "3"
+    err = capfd.readouterr().err
+    assert "3 inputs: 2 solved; refused: 1 with exit 3" in err
+    assert main(["solve", "--no-image", "--report", str(report), str(folder)]) == ExitCode.OUTPUT_EXISTS
+    jsonl = tmp_path / "report.jsonl"
+    assert main(["solve", "--no-image", "--report", str(jsonl), str(folder / PICTURES[0])]) == 0
+    assert json.loads(jsonl.read_text().splitlines()[0])["size"] == 6
+
+
+def test_debug_pictures_go_to_a_subfolder_per_input(folder, tmp_path):
+    dbg = tmp_path / "dbg"
+    assert main(["solve", "--no-image", "--debug-dir", str(dbg), str(folder)]) == 0
+    subs = sorted(p.name for p in dbg.iterdir())
+    assert len(subs) == len(PICTURES) and all((dbg / s / "01_grid.png").exists() for s in subs)
+
+
+def test_any_executor_runs_a_batch_in_input_order(folder, samples):
+    tasks = [Task(src, Options(), write_image=False) for src in expand([folder])]
+    with ThreadPoolExecutor(2) as pool:
+        recs = list(run_batch(tasks, pool))
+    assert [r["solution"] for r in recs] == [expected(samples, n) for n in sorted(PICTURES)]
+    alone = list(run_batch(tasks))  # in this process, one after another: the same records
+    assert [dict(r, seconds=0) for r in alone] == [dict(r, seconds=0) for r in recs]
