@@ -122,3 +122,19 @@ def test_find_grid_is_the_one_of_find_grids(samples):
 ])
 def test_reading_order(boxes, order):
     assert reading_order(boxes) == order
+
+
+@pytest.mark.parametrize("cut", [0.12, 0.35])
+def test_neighbour_cut_by_the_edge_is_no_second_puzzle(cut):
+    image, puzzles = page((1900, 1100), [(7, 700, 100, 200), (9, 800, 1000, 150)], seed=7)
+    image = image[:, :int(1000 + 800 * (1 - cut))]  # the right puzzle loses its right part
+    check(image, puzzles[:1])
+
+
+def test_a_grid_cut_by_the_edge_alone_is_still_found():
+    # a single puzzle whose frame side is cropped off: find_grids answers as find_grid does
+    image, puzzles = page((1000, 1000), [(6, 800, 100, 100)], seed=8, text=0)
+    image = image[:, :860]
+    found = find_grids(image)
+    geom, _ = find_grid(image)
+    assert [g.size for g, _ in found] == [geom.size]

@@ -29,6 +29,10 @@ JUDGE_PAD = 0.08  # ... with this fraction of the picture around it (a bowed fra
 CUT = 0.01  # a frame side this close to the picture's edge may have been cropped off
 MAX_JUDGED = 40  # find_grids judges at most this many candidates (bounded time on a page of text)
 OVERLAP = 0.1  # a candidate sharing more than this fraction of its area with a found grid is that grid or a part of it
+BEYOND = (0.2, 0.6)  # just outside a frame, this band (in cells) shows whether its lines go on (a part of a bigger grid)
+CROSS = 0.8  # a line goes on through the band when inked along this fraction of it
+GOES_ON = 0.5  # a side whose inner lines go on, this share of them, while the cells between do not, is no frame
+ENDS = 2  # ... and so is a frame whose sides go on past its corners at this many ends (one is a line touching it)
 SAME_ROW = 0.5  # grids whose heights overlap by this fraction of the shorter one are in one row of the page
 
 
@@ -62,6 +66,39 @@ def _judge(small: np.ndarray, quad: np.ndarray, cut: tuple[bool, bool, bool, boo
     square = cv2.warpPerspective(small, H, (JUDGE_SIDE + 2 * pad,) * 2, flags=cv2.INTER_LINEAR,
                                  borderMode=cv2.BORDER_REPLICATE)
     return judge(ink(square), pad, _cut(small.shape, quad) if cut is None else cut)
+
+
+def _goes_on(small: np.ndarray, quad: np.ndarray, n: int) -> bool:
+    """Does the lattice go on beyond a side of the frame (the quad is a block of
+    a bigger grid, e.g. one cut by the picture's edge, not a grid of its own)?"""
+    cell = JUDGE_SIDE / n
+    pad = int(BEYOND[1] * cell) + 2
+    dst = np.asarray([[0, 0], [JUDGE_SIDE, 0], [JUDGE_SIDE, JUDGE_SIDE], [0, JUDGE_SIDE]], np.float32) + pad
+    H = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    square = cv2.warpPerspective(small, H, (JUDGE_SIDE + 2 * pad,) * 2, flags=cv2.INTER_LINEAR,
+                                 borderMode=cv2.BORDER_CONSTANT, borderValue=255)
+    t = max(2, JUDGE_SIDE // 150)  # as the judge: close small gaps (dotted, faint lines)
+    m = cv2.dilate(ink(square), cv2.getStructuringElement(cv2.MORPH_RECT, (2 * t + 1, 2 * t + 1))) > 0
+    a, b = int(BEYOND[0] * cell), int(BEYOND[1] * cell)
+    bands = (m[pad - b:pad - a], m[pad + JUDGE_SIDE + a:pad + JUDGE_SIDE + b],
+             m[:, pad - b:pad - a].T, m[:, pad + JUDGE_SIDE + a:pad + JUDGE_SIDE + b].T)
+    half = max(1, int(0.12 * cell))
+    for band in bands:
+        cover = band.mean(axis=0)  # along the side: how much of the band is inked across
+        lines = [cover[int(pad + k * cell) - half:int(pad + k * cell) + half + 1].max() for k in range(1, n)]
+        cells = [cover[int(pad + (k + 0.5) * cell) - half:int(pad + (k + 0.5) * cell) + half + 1].max()
+                 for k in range(n)]
+        if np.mean(np.asarray(lines) >= CROSS) >= GOES_ON and np.mean(np.asarray(cells) >= CROSS) < GOES_ON / 2:
+            return True
+    ends = 0  # the frame's sides going on past its corners (a + or T where a frame has an L)
+    for p in (pad, pad + JUDGE_SIDE):
+        across = m[p - half:p + half + 1]  # a horizontal side, seen in rows
+        for band in (across[:, pad - b:pad - a], across[:, pad + JUDGE_SIDE + a:pad + JUDGE_SIDE + b]):
+            ends += bool(band.any(axis=0).mean() >= CROSS)
+        across = m[:, p - half:p + half + 1].T  # a vertical side
+        for band in (across[:, pad - b:pad - a], across[:, pad + JUDGE_SIDE + a:pad + JUDGE_SIDE + b]):
+            ends += bool(band.any(axis=0).mean() >= CROSS)
+    return ends >= ENDS
 
 
 def _finish(gray: np.ndarray, quad: np.ndarray, scale: float, n: int) -> tuple[GridGeometry, np.ndarray]:
@@ -122,25 +159,33 @@ def find_grids(image: np.ndarray) -> list[tuple[GridGeometry, np.ndarray]]:
     """Every puzzle grid in the picture (a page of several), each as find_grid
     gives it (geometry, straightened grey square), in reading order; [] when
     there is none.  Grids do not overlap: a grid inside another's frame is that
-    grid or a part of it.  A grid cut by the picture's edge (a frame side
-    missing there) counts only as the largest grid, as find_grid would take it
-    (a neighbouring page's puzzle cut off beside the one photographed does not)."""
+    grid or a part of it.  Only whole grids count: not one cut by the picture's
+    edge (a frame side missing there), nor a block of a bigger grid (its lines
+    go on past its frame), e.g. a neighbouring page's puzzle cut off beside the
+    one photographed; when no grid is whole, the largest, as find_grid takes it."""
     gray = to_gray(image)
     small, scale = _shrunk(gray)
     mask = cv2.morphologyEx(ink(small), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     found: list[tuple[np.ndarray, int]] = []
+    parts: list[np.ndarray] = []  # grids cut by the edge, blocks of bigger grids: nothing in them is a grid
+    first = None  # the largest grid, whole or not: find_grid's answer
     judged = 0
     for quad in sorted(frame_candidates(mask, page=True), key=cv2.contourArea, reverse=True):
         if judged >= MAX_JUDGED:
             break
-        if any(_overlap(quad, q) > OVERLAP for q, _ in found):
+        if any(_overlap(quad, q) > OVERLAP for q in [q for q, _ in found] + parts):
             continue
         judged += 1
         cut = _cut(small.shape, quad)
         verdict = _judge(small, quad, cut)
-        if verdict is not None and found and any(cut):  # another grid beside the largest: whole, or none
-            verdict = _judge(small, quad, (False,) * 4)
-        if verdict is not None:
-            found.append((quad, verdict.size))
+        if verdict is None:
+            continue
+        first = first or (quad, verdict.size)
+        if (any(cut) and _judge(small, quad, (False,) * 4) is None) or _goes_on(small, quad, verdict.size):
+            parts.append(quad)
+            continue
+        found.append((quad, verdict.size))
+    if not found and first is not None:  # one grid, cut by the picture's edge: as find_grid takes it
+        found = [first]
     boxes = [(float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max())) for q, _ in found]
     return [_finish(gray, found[i][0], scale, found[i][1]) for i in reading_order(boxes)]
