@@ -18,7 +18,7 @@ import numpy as np
 from ...errors import GridNotFound
 from .candidates import frame_candidates
 from .geometry import SIDE, GridGeometry
-from .lattice import ink, judge
+from .lattice import Verdict, ink, judge
 from .trace import trace
 
 __all__ = ["SIDE", "GridGeometry", "find_grid", "find_grids", "ink_mask", "to_gray"]
@@ -29,10 +29,11 @@ JUDGE_PAD = 0.08  # ... with this fraction of the picture around it (a bowed fra
 CUT = 0.01  # a frame side this close to the picture's edge may have been cropped off
 MAX_JUDGED = 40  # find_grids judges at most this many candidates (bounded time on a page of text)
 OVERLAP = 0.1  # a candidate sharing more than this fraction of its area with a found grid is that grid or a part of it
-BEYOND = (0.2, 0.6)  # just outside a frame, this band (in cells) shows whether its lines go on (a part of a bigger grid)
-CROSS = 0.8  # a line goes on through the band when inked along this fraction of it
+BEYOND = (0.0, 0.5)  # outside a frame, this band (in cells from it) shows whether its lines go on (a part of a bigger grid): from the frame on, as a line goes on without a gap (text beside a grid starts after one)
+CROSS = 0.85  # a line goes on through the band when inked along this fraction of it
 GOES_ON = 0.5  # a side whose inner lines go on, this share of them, while the cells between do not, is no frame
 ENDS = 2  # ... and so is a frame whose sides go on past its corners at this many ends (one is a line touching it)
+PART = 0.85  # within a grid or a part of one, candidates this much smaller are parts too (not the same frame fitted better)
 SAME_ROW = 0.5  # grids whose heights overlap by this fraction of the shorter one are in one row of the page
 
 
@@ -94,10 +95,10 @@ def _goes_on(small: np.ndarray, quad: np.ndarray, n: int) -> bool:
     for p in (pad, pad + JUDGE_SIDE):
         across = m[p - half:p + half + 1]  # a horizontal side, seen in rows
         for band in (across[:, pad - b:pad - a], across[:, pad + JUDGE_SIDE + a:pad + JUDGE_SIDE + b]):
-            ends += bool(band.any(axis=0).mean() >= CROSS)
+            ends += bool(band.mean(axis=1).max() >= CROSS)  # one line, not text
         across = m[:, p - half:p + half + 1].T  # a vertical side
         for band in (across[:, pad - b:pad - a], across[:, pad + JUDGE_SIDE + a:pad + JUDGE_SIDE + b]):
-            ends += bool(band.any(axis=0).mean() >= CROSS)
+            ends += bool(band.mean(axis=1).max() >= CROSS)  # one line, not text
     return ends >= ENDS
 
 
@@ -166,26 +167,31 @@ def find_grids(image: np.ndarray) -> list[tuple[GridGeometry, np.ndarray]]:
     gray = to_gray(image)
     small, scale = _shrunk(gray)
     mask = cv2.morphologyEx(ink(small), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    found: list[tuple[np.ndarray, int]] = []
+    found: list[tuple[np.ndarray, Verdict]] = []
     parts: list[np.ndarray] = []  # grids cut by the edge, blocks of bigger grids: nothing in them is a grid
     first = None  # the largest grid, whole or not: find_grid's answer
     judged = 0
     for quad in sorted(frame_candidates(mask, page=True), key=cv2.contourArea, reverse=True):
         if judged >= MAX_JUDGED:
             break
-        if any(_overlap(quad, q) > OVERLAP for q in [q for q, _ in found] + parts):
-            continue
+        area = cv2.contourArea(quad)
+        same = [i for i, (q, _) in enumerate(found) if _overlap(quad, q) > OVERLAP]
+        if (any(area < PART * cv2.contourArea(found[i][0]) for i in same)
+                or any(_overlap(quad, q) > OVERLAP and area < PART * cv2.contourArea(q) for q in parts)):
+            continue  # a part of a grid
         judged += 1
         cut = _cut(small.shape, quad)
         verdict = _judge(small, quad, cut)
         if verdict is None:
             continue
-        first = first or (quad, verdict.size)
+        first = first or (quad, verdict)
         if (any(cut) and _judge(small, quad, (False,) * 4) is None) or _goes_on(small, quad, verdict.size):
             parts.append(quad)
-            continue
-        found.append((quad, verdict.size))
+        elif not same:
+            found.append((quad, verdict))
+        elif len(same) == 1 and verdict.support > found[same[0]][1].support:
+            found[same[0]] = (quad, verdict)  # the same frame, better fitted (its lines more fully inked)
     if not found and first is not None:  # one grid, cut by the picture's edge: as find_grid takes it
         found = [first]
     boxes = [(float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max())) for q, _ in found]
-    return [_finish(gray, found[i][0], scale, found[i][1]) for i in reading_order(boxes)]
+    return [_finish(gray, found[i][0], scale, found[i][1].size) for i in reading_order(boxes)]
