@@ -18,15 +18,23 @@ import numpy as np
 from ...errors import GridNotFound
 from .candidates import frame_candidates
 from .geometry import SIDE, GridGeometry
-from .lattice import ink, judge
+from .lattice import Verdict, ink, judge
 from .trace import trace
 
-__all__ = ["SIDE", "GridGeometry", "find_grid", "ink_mask", "to_gray"]
+__all__ = ["SIDE", "GridGeometry", "find_grid", "find_grids", "ink_mask", "to_gray"]
 
 FIND_SIDE = 1000  # candidates are looked for with the picture's longer side at most this
 JUDGE_SIDE = 450  # candidates are judged warped to a square this big
 JUDGE_PAD = 0.08  # ... with this fraction of the picture around it (a bowed frame bulges out of its quad)
 CUT = 0.01  # a frame side this close to the picture's edge may have been cropped off
+MAX_JUDGED = 40  # find_grids judges at most this many candidates (bounded time on a page of text)
+OVERLAP = 0.1  # a candidate sharing more than this fraction of its area with a found grid is that grid or a part of it
+BEYOND = (0.0, 0.5)  # outside a frame, this band (in cells from it) shows whether its lines go on (a part of a bigger grid): from the frame on, as a line goes on without a gap (text beside a grid starts after one)
+CROSS = 0.85  # a line goes on through the band when inked along this fraction of it
+GOES_ON = 0.5  # a side whose inner lines go on, this share of them, while the cells between do not, is no frame
+ENDS = 2  # ... and so is a frame whose sides go on past its corners at this many ends (one is a line touching it)
+PART = 0.85  # within a grid or a part of one, candidates this much smaller are parts too (not the same frame fitted better)
+SAME_ROW = 0.5  # grids whose heights overlap by this fraction of the shorter one are in one row of the page
 
 
 def to_gray(image: np.ndarray) -> np.ndarray:
@@ -36,25 +44,78 @@ def to_gray(image: np.ndarray) -> np.ndarray:
 ink_mask = ink
 
 
-def _judge(small: np.ndarray, quad: np.ndarray):  # type: ignore[no-untyped-def]
+def _shrunk(gray: np.ndarray) -> tuple[np.ndarray, float]:
+    """The picture with its longer side at most FIND_SIDE, and the scale used."""
+    scale = min(1.0, FIND_SIDE / max(gray.shape[:2]))
+    small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else gray
+    return small, scale
+
+
+def _cut(shape: tuple[int, ...], quad: np.ndarray) -> tuple[bool, bool, bool, bool]:
+    """Top, bottom, left, right of the quad lie on the picture's edge."""
+    h, w = shape[:2]
+    edge = CUT * min(h, w)
+    xs, ys = quad[:, 0], quad[:, 1]
+    return (bool(ys[:2].max() < edge), bool(ys[2:].min() > h - 1 - edge),
+            bool(xs[[0, 3]].max() < edge), bool(xs[1:3].min() > w - 1 - edge))
+
+
+def _judge(small: np.ndarray, quad: np.ndarray, cut: tuple[bool, bool, bool, bool] | None = None):  # type: ignore[no-untyped-def]
     pad = int(JUDGE_PAD * JUDGE_SIDE)
     dst = np.asarray([[0, 0], [JUDGE_SIDE, 0], [JUDGE_SIDE, JUDGE_SIDE], [0, JUDGE_SIDE]], np.float32) + pad
     H = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
     square = cv2.warpPerspective(small, H, (JUDGE_SIDE + 2 * pad,) * 2, flags=cv2.INTER_LINEAR,
                                  borderMode=cv2.BORDER_REPLICATE)
-    h, w = small.shape
-    edge = CUT * min(h, w)
-    xs, ys = quad[:, 0], quad[:, 1]
-    cut = (bool(ys[:2].max() < edge), bool(ys[2:].min() > h - 1 - edge),
-           bool(xs[[0, 3]].max() < edge), bool(xs[1:3].min() > w - 1 - edge))
-    return judge(ink(square), pad, cut)
+    return judge(ink(square), pad, _cut(small.shape, quad) if cut is None else cut)
+
+
+def _goes_on(small: np.ndarray, quad: np.ndarray, n: int) -> bool:
+    """Does the lattice go on beyond a side of the frame (the quad is a block of
+    a bigger grid, e.g. one cut by the picture's edge, not a grid of its own)?"""
+    cell = JUDGE_SIDE / n
+    pad = int(BEYOND[1] * cell) + 2
+    dst = np.asarray([[0, 0], [JUDGE_SIDE, 0], [JUDGE_SIDE, JUDGE_SIDE], [0, JUDGE_SIDE]], np.float32) + pad
+    H = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    square = cv2.warpPerspective(small, H, (JUDGE_SIDE + 2 * pad,) * 2, flags=cv2.INTER_LINEAR,
+                                 borderMode=cv2.BORDER_CONSTANT, borderValue=255)
+    t = max(2, JUDGE_SIDE // 150)  # as the judge: close small gaps (dotted, faint lines)
+    m = cv2.dilate(ink(square), cv2.getStructuringElement(cv2.MORPH_RECT, (2 * t + 1, 2 * t + 1))) > 0
+    a, b = int(BEYOND[0] * cell), int(BEYOND[1] * cell)
+    bands = (m[pad - b:pad - a], m[pad + JUDGE_SIDE + a:pad + JUDGE_SIDE + b],
+             m[:, pad - b:pad - a].T, m[:, pad + JUDGE_SIDE + a:pad + JUDGE_SIDE + b].T)
+    half = max(1, int(0.12 * cell))
+    for band in bands:
+        cover = band.mean(axis=0)  # along the side: how much of the band is inked across
+        lines = [cover[int(pad + k * cell) - half:int(pad + k * cell) + half + 1].max() for k in range(1, n)]
+        cells = [cover[int(pad + (k + 0.5) * cell) - half:int(pad + (k + 0.5) * cell) + half + 1].max()
+                 for k in range(n)]
+        if np.mean(np.asarray(lines) >= CROSS) >= GOES_ON and np.mean(np.asarray(cells) >= CROSS) < GOES_ON / 2:
+            return True
+    ends = 0  # the frame's sides going on past its corners (a + or T where a frame has an L)
+    for p in (pad, pad + JUDGE_SIDE):
+        across = m[p - half:p + half + 1]  # a horizontal side, seen in rows
+        for band in (across[:, pad - b:pad - a], across[:, pad + JUDGE_SIDE + a:pad + JUDGE_SIDE + b]):
+            ends += bool(band.mean(axis=1).max() >= CROSS)  # one line, not text
+        across = m[:, p - half:p + half + 1].T  # a vertical side
+        for band in (across[:, pad - b:pad - a], across[:, pad + JUDGE_SIDE + a:pad + JUDGE_SIDE + b]):
+            ends += bool(band.mean(axis=1).max() >= CROSS)  # one line, not text
+    return ends >= ENDS
+
+
+def _finish(gray: np.ndarray, quad: np.ndarray, scale: float, n: int) -> tuple[GridGeometry, np.ndarray]:
+    """Trace the grid found at `quad` (in the shrunk picture's pixels) through the full picture."""
+    quad = (quad + 0.5) / scale - 0.5
+    mesh = trace(gray, quad, n)
+    lines = tuple(k * SIDE / n for k in range(n + 1))
+    corners = tuple((float(x), float(y)) for x, y in (mesh[0, 0], mesh[0, -1], mesh[-1, -1], mesh[-1, 0]))
+    geom = GridGeometry(n, corners, lines, lines, mesh=mesh)
+    return geom, geom.straighten(gray)
 
 
 def find_grid(image: np.ndarray) -> tuple[GridGeometry, np.ndarray]:
     """The grid's geometry and the straightened grey square."""
     gray = to_gray(image)
-    scale = min(1.0, FIND_SIDE / max(gray.shape[:2]))
-    small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else gray
+    small, scale = _shrunk(gray)
     mask = cv2.morphologyEx(ink(small), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     best = None
     for quad in sorted(frame_candidates(mask), key=cv2.contourArea, reverse=True):
@@ -66,10 +127,71 @@ def find_grid(image: np.ndarray) -> tuple[GridGeometry, np.ndarray]:
         raise GridNotFound("no puzzle grid found: no square frame with evenly spaced lines for 3..9 cells"
                            " (crop closer, or photograph the grid straight on)")
     verdict, quad = best
-    n = verdict.size
-    quad = (quad + 0.5) / scale - 0.5
-    mesh = trace(gray, quad, n)
-    lines = tuple(k * SIDE / n for k in range(n + 1))
-    corners = tuple((float(x), float(y)) for x, y in (mesh[0, 0], mesh[0, -1], mesh[-1, -1], mesh[-1, 0]))
-    geom = GridGeometry(n, corners, lines, lines, mesh=mesh)
-    return geom, geom.straighten(gray)
+    return _finish(gray, quad, scale, verdict.size)
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """Area shared by two convex quads, as a fraction of a's."""
+    area, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    return float(area) / max(1e-9, float(cv2.contourArea(a.astype(np.float32))))
+
+
+def reading_order(boxes: list[tuple[float, float, float, float]]) -> list[int]:
+    """Indices of boxes (x0, y0, x1, y1) in reading order: rows of boxes top to
+    bottom, left to right within a row.  A box joins a row when its height
+    overlaps the row's by SAME_ROW of the shorter of the two."""
+    rows: list[list[int]] = []
+    spans: list[tuple[float, float]] = []
+    for i in sorted(range(len(boxes)), key=lambda k: (boxes[k][1] + boxes[k][3]) / 2):
+        _, y0, _, y1 = boxes[i]
+        for r, (a, b) in enumerate(spans):
+            if min(b, y1) - max(a, y0) >= SAME_ROW * min(b - a, y1 - y0):
+                rows[r].append(i)
+                spans[r] = (min(a, y0), max(b, y1))
+                break
+        else:
+            rows.append([i])
+            spans.append((y0, y1))
+    order = sorted(range(len(rows)), key=lambda r: spans[r][0])
+    return [i for r in order for i in sorted(rows[r], key=lambda k: boxes[k][0] + boxes[k][2])]
+
+
+def find_grids(image: np.ndarray) -> list[tuple[GridGeometry, np.ndarray]]:
+    """Every puzzle grid in the picture (a page of several), each as find_grid
+    gives it (geometry, straightened grey square), in reading order; [] when
+    there is none.  Grids do not overlap: a grid inside another's frame is that
+    grid or a part of it.  Only whole grids count: not one cut by the picture's
+    edge (a frame side missing there), nor a block of a bigger grid (its lines
+    go on past its frame), e.g. a neighbouring page's puzzle cut off beside the
+    one photographed; when no grid is whole, the largest, as find_grid takes it."""
+    gray = to_gray(image)
+    small, scale = _shrunk(gray)
+    mask = cv2.morphologyEx(ink(small), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    found: list[tuple[np.ndarray, Verdict]] = []
+    parts: list[np.ndarray] = []  # grids cut by the edge, blocks of bigger grids: nothing in them is a grid
+    first = None  # the largest grid, whole or not: find_grid's answer
+    judged = 0
+    for quad in sorted(frame_candidates(mask, page=True), key=cv2.contourArea, reverse=True):
+        if judged >= MAX_JUDGED:
+            break
+        area = cv2.contourArea(quad)
+        same = [i for i, (q, _) in enumerate(found) if _overlap(quad, q) > OVERLAP]
+        if (any(area < PART * cv2.contourArea(found[i][0]) for i in same)
+                or any(_overlap(quad, q) > OVERLAP and area < PART * cv2.contourArea(q) for q in parts)):
+            continue  # a part of a grid
+        judged += 1
+        cut = _cut(small.shape, quad)
+        verdict = _judge(small, quad, cut)
+        if verdict is None:
+            continue
+        first = first or (quad, verdict)
+        if (any(cut) and _judge(small, quad, (False,) * 4) is None) or _goes_on(small, quad, verdict.size):
+            parts.append(quad)
+        elif not same:
+            found.append((quad, verdict))
+        elif len(same) == 1 and verdict.support > found[same[0]][1].support:
+            found[same[0]] = (quad, verdict)  # the same frame, better fitted (its lines more fully inked)
+    if not found and first is not None:  # one grid, cut by the picture's edge: as find_grid takes it
+        found = [first]
+    boxes = [(float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max())) for q, _ in found]
+    return [_finish(gray, found[i][0], scale, found[i][1].size) for i in reading_order(boxes)]

@@ -15,6 +15,10 @@ MAX_LINES = 24  # longest vertical lines paired into frames
 FULL = 0.85  # a frame's top/bottom line covers this fraction of its width
 SQUARE = 0.2  # a frame's height differs from its width by at most this fraction
 MAX_ASPECT = 1.8  # longest / shortest side of a candidate quad (grids are square, seen in perspective)
+# a page of several puzzles (find_grids): each grid is a smaller part of the picture, and brings its own outlines and lines
+PAGE_MIN_SIDE = 0.08  # a page's grid spans at least this fraction of the shorter side (a 9x9 of 300 px on an A4 scan)
+PAGE_MAX_CONTOURS = 48  # a few grids' outlines, each with its largest cages' holes
+PAGE_MAX_LINES = 64  # up to six 9x9 grids' ten vertical lines each
 
 
 def order(pts: np.ndarray) -> np.ndarray:
@@ -29,11 +33,11 @@ def plausible(quad: np.ndarray) -> bool:
                 and cv2.contourArea(quad.astype(np.float32)) > 0 and cv2.isContourConvex(quad.astype(np.float32)))
 
 
-def contour_quads(mask: np.ndarray) -> list[np.ndarray]:
-    min_area = MIN_AREA * mask.shape[0] * mask.shape[1]
+def contour_quads(mask: np.ndarray, min_area: float = MIN_AREA, most: int = MAX_CONTOURS) -> list[np.ndarray]:
+    least = min_area * mask.shape[0] * mask.shape[1]
     contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
-    contours = sorted((c for c in contours if cv2.contourArea(c) > min_area), key=cv2.contourArea,
-                      reverse=True)[:MAX_CONTOURS]
+    contours = sorted((c for c in contours if cv2.contourArea(c) > least), key=cv2.contourArea,
+                      reverse=True)[:most]
     out = []
     for c in contours:
         hull = cv2.convexHull(c)
@@ -56,7 +60,7 @@ def _groups(flags: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(starts.tolist(), ends.tolist()))
 
 
-def line_rects(mask: np.ndarray) -> list[np.ndarray]:
+def line_rects(mask: np.ndarray, min_side: float = MIN_SIDE, most: int = MAX_LINES) -> list[np.ndarray]:
     """Upright rectangles whose four sides are long lines of ink: pairs of long
     vertical lines, closed by the top and bottom lines that span them fully."""
     h, w = mask.shape
@@ -70,8 +74,8 @@ def line_rects(mask: np.ndarray) -> list[np.ndarray]:
     np.cumsum(hor > 0, axis=1, out=cs[:, 1:])
     count, _, stats, _ = cv2.connectedComponentsWithStats(ver)
     lines = [(float(x + bw / 2), int(y), int(y + bh)) for x, y, bw, bh, _ in stats[1:count]
-             if bh >= MIN_SIDE * short and bw < bh / 4]
-    lines = sorted(lines, key=lambda v: v[2] - v[1], reverse=True)[:MAX_LINES]
+             if bh >= min_side * short and bw < bh / 4]
+    lines = sorted(lines, key=lambda v: v[2] - v[1], reverse=True)[:most]
     out = []
     for i, a in enumerate(lines):
         for b in lines[i + 1:]:
@@ -79,7 +83,7 @@ def line_rects(mask: np.ndarray) -> list[np.ndarray]:
             x0, x1 = int(left[0]), int(right[0]) + 1
             width = x1 - x0
             y0, y1 = max(left[1], right[1]), min(left[2], right[2])
-            if width < MIN_SIDE * short or y1 - y0 < (1 - SQUARE) * width:
+            if width < min_side * short or y1 - y0 < (1 - SQUARE) * width:
                 continue
             tol = int(SQUARE * width / 2)
             rows = np.arange(max(0, y0 - tol), min(h, y1 + tol))
@@ -97,11 +101,18 @@ def line_rects(mask: np.ndarray) -> list[np.ndarray]:
     return out
 
 
-def frame_candidates(mask: np.ndarray) -> list[np.ndarray]:
-    """Candidate frames (tl, tr, br, bl) in `mask`'s pixels, near-duplicates dropped."""
+def frame_candidates(mask: np.ndarray, page: bool = False) -> list[np.ndarray]:
+    """Candidate frames (tl, tr, br, bl) in `mask`'s pixels, near-duplicates dropped.
+    `page`: look for several, smaller grids too (a page of puzzles)."""
     found: list[np.ndarray] = []
     tol = 0.01 * min(mask.shape)
-    for q in contour_quads(mask) + line_rects(mask):
+    if page:
+        h, w = mask.shape
+        quads = (contour_quads(mask, min(MIN_AREA, PAGE_MIN_SIDE ** 2 * min(h, w) / max(h, w)), PAGE_MAX_CONTOURS)
+                 + line_rects(mask, min(MIN_SIDE, PAGE_MIN_SIDE), PAGE_MAX_LINES))
+    else:
+        quads = contour_quads(mask) + line_rects(mask)
+    for q in quads:
         if plausible(q) and not any(np.abs(q - f).max() < tol for f in found):
             found.append(q)
     return found

@@ -1,0 +1,147 @@
+"""Stage 1 on pages of several puzzles: find_grids finds every grid, in reading order."""
+
+import io
+import random
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+from kkvision import synth
+from kkvision.generate import random_puzzle
+from kkvision.vision.cages import find_cages
+from kkvision.vision.grid import find_grid, find_grids, reading_order
+
+FONTS = synth.available(synth.TRAIN_FONTS)
+WORDS = synth.WORDS
+
+
+def puzzle_image(n: int, seed: int, side: int, style: str = "clean"):
+    """One rendered puzzle, scaled so its picture is `side` px wide, and the puzzle."""
+    puzzle, _ = random_puzzle(n, seed=seed, unique=False)
+    img, _ = synth.render(puzzle, style, random.Random(seed), FONTS)
+    return img.resize((side, round(side * img.size[1] / img.size[0])), Image.Resampling.LANCZOS), puzzle
+
+
+def text_lines(page: Image.Image, rng: random.Random, size: int, boxes=(), gap: int = 0) -> None:
+    """Lines of newsprint words across the page, kept `gap` px off the boxes (x0, y0, x1, y1)."""
+    d = ImageDraw.Draw(page)
+    font = ImageFont.truetype(str(synth.find_font("DejaVuSerif.ttf") or FONTS[0]), size)
+    w, h = page.size
+    for y in range(size, h - 2 * size, int(size * 1.45)):
+        x = size
+        while x < w - 4 * size:
+            word = rng.choice(WORDS)
+            x1 = x + int(d.textlength(word, font=font))
+            if x1 > w - size:
+                break
+            if not any(x1 > a - gap and x < c + gap and y + size > b - gap and y < e + gap for a, b, c, e in boxes):
+                d.text((x, y), word, font=font, fill=(25, 25, 25))
+            x = x1 + size // 2
+
+
+def page(size: tuple[int, int], placed: list[tuple[int, int, int, int]], seed: int, text: int = 22,
+         style: str = "clean"):
+    """A white page with puzzles (n, seed, x, y: top-left corner, side from the n) and text around;
+    scanned lightly (blur, JPEG).  Returns the BGR picture and the puzzles in the given order."""
+    rng = random.Random(seed)
+    pg = Image.new("RGB", size, (252, 251, 247))
+    puzzles, boxes = [], []
+    for n, side, x, y in placed:
+        img, puzzle = puzzle_image(n, seed * 100 + n + x + y, side, style)
+        pg.paste(img, (x, y))
+        puzzles.append(puzzle)
+        boxes.append((x, y, x + img.size[0], y + img.size[1]))
+    if text:
+        text_lines(pg, rng, text, boxes, gap=text)
+    pg = pg.filter(ImageFilter.GaussianBlur(0.6))
+    buf = io.BytesIO()
+    pg.save(buf, "JPEG", quality=80)
+    arr = np.frombuffer(buf.getvalue(), np.uint8)
+    return cv2.imdecode(arr, cv2.IMREAD_COLOR), puzzles
+
+
+def check(image, puzzles) -> None:
+    """find_grids finds exactly these puzzles, in this order, with their sizes and cage layouts."""
+    found = find_grids(image)
+    assert [g.size for g, _ in found] == [p.size for p in puzzles]
+    for (geom, square), puzzle in zip(found, puzzles):
+        assert find_cages(square, geom)[0].cages == tuple(c.cells for c in puzzle.cages)
+
+
+def test_two_puzzles_of_different_sizes_side_by_side():
+    image, puzzles = page((1900, 1300), [(6, 700, 100, 250), (9, 850, 950, 200)], seed=1)
+    check(image, puzzles)
+
+
+def test_three_puzzles_in_two_rows():
+    # the second row's grids are not level (reading order goes by the grids' heights, not pixels)
+    image, puzzles = page((1700, 1900), [(5, 620, 120, 150), (7, 700, 850, 110),
+                                         (8, 720, 500, 1050)], seed=2)
+    check(image, puzzles)
+
+
+def test_row_with_uneven_grids_reads_left_to_right():
+    # the right grid starts higher than the left one but is in the same row
+    image, puzzles = page((1800, 1300), [(4, 600, 100, 330), (6, 800, 900, 150)], seed=3)
+    check(image, puzzles)
+
+
+def test_two_small_puzzles_on_a_300_dpi_page():
+    image, puzzles = page((2500, 3500), [(6, 520, 300, 600), (9, 560, 1500, 1900)], seed=4, text=34)
+    check(image, puzzles)
+
+
+def test_page_with_one_puzzle_finds_exactly_one():
+    image, puzzles = page((1600, 1200), [(7, 750, 700, 200)], seed=5)
+    check(image, puzzles)
+
+
+def test_page_of_text_only_finds_none():
+    image, _ = page((2000, 2800), [], seed=6, text=30)
+    assert find_grids(image) == []
+    blank = np.full((600, 800, 3), 250, np.uint8)
+    assert find_grids(blank) == []
+
+
+def test_find_grid_is_the_one_of_find_grids(samples):
+    image = cv2.imread(str(samples / "photo-6x6.jpg"))
+    geom, _ = find_grid(image)
+    found = find_grids(image)
+    assert len(found) == 1
+    assert found[0][0].size == geom.size
+    assert np.abs(np.asarray(found[0][0].corners) - np.asarray(geom.corners)).max() < 1.0
+
+
+@pytest.mark.parametrize("boxes, order", [
+    ([(0, 0, 10, 10), (20, 2, 30, 12), (5, 20, 15, 30)], [0, 1, 2]),
+    ([(20, 0, 30, 10), (0, 3, 10, 13)], [1, 0]),  # same row: left first though lower
+    ([(0, 0, 10, 10), (12, 8, 40, 36)], [0, 1]),  # a big grid overlapping a small one's lower part: its own row
+    ([(0, 40, 10, 50), (0, 0, 10, 10)], [1, 0]),
+])
+def test_reading_order(boxes, order):
+    assert reading_order(boxes) == order
+
+
+@pytest.mark.parametrize("cut", [0.12, 0.35])
+def test_neighbour_cut_by_the_edge_is_no_second_puzzle(cut):
+    image, puzzles = page((1900, 1100), [(7, 700, 100, 200), (9, 800, 1000, 150)], seed=7)
+    image = image[:, :int(1000 + 800 * (1 - cut))]  # the right puzzle loses its right part
+    check(image, puzzles[:1])
+
+
+def test_a_grid_cut_by_the_edge_alone_is_still_found():
+    # a single puzzle whose frame side is cropped off: find_grids answers as find_grid does
+    image, puzzles = page((1000, 1000), [(6, 800, 100, 100)], seed=8, text=0)
+    image = image[:, :860]
+    found = find_grids(image)
+    geom, _ = find_grid(image)
+    assert [g.size for g, _ in found] == [geom.size]
+
+
+def test_scanned_page_of_four_tilted_puzzles():
+    # "scan" renders are turned a little: an upright box around a tilted frame is the same grid, fitted worse
+    image, puzzles = page((2500, 3500), [(5, 583, 568, 212), (3, 960, 1324, 58), (7, 616, 1498, 1896),
+                                         (3, 593, 112, 2639)], seed=107, style="scan")
+    check(image, puzzles)
