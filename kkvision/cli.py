@@ -215,6 +215,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         for rec in records:
             first_failure = first_failure or rec["exit_code"]
             counts["solved" if rec["ok"] else f"exit {rec['exit_code']}"] += 1
+            several = several or rec["index"] is not None
             _show(args, rec, several)
             if report is not None:
                 report(rec)
@@ -223,26 +224,28 @@ def cmd_solve(args: argparse.Namespace) -> int:
             executor.shutdown(cancel_futures=True)
     if several:
         refused = ", ".join(f"{n} with {k}" for k, n in sorted(counts.items()) if k != "solved") or "none"
-        log.warning("%d inputs: %d solved; refused: %s; %.1f s", len(tasks), counts["solved"], refused,
-                    time.perf_counter() - t0)
+        log.warning("%d inputs, %d puzzles: %d solved; refused: %s; %.1f s", len(tasks), sum(counts.values()),
+                    counts["solved"], refused, time.perf_counter() - t0)
     return first_failure
 
 
 def _show(args: argparse.Namespace, rec: dict[str, Any], several: bool) -> None:
-    """One input's outcome: the grid or its JSON record on stdout, notes and errors on stderr."""
-    where = f"{rec['input']}: " if several else ""
-    if several and not args.json:
-        print(f"== {rec['input']}")
+    """One puzzle's outcome: the grid or its JSON record on stdout, notes and errors on stderr."""
+    label = rec["input"] + (f" #{rec['index']}" if rec["index"] is not None else "")
+    many = several or rec["index"] is not None
+    where = f"{label}: " if many else ""
+    if many and not args.json:
+        print(f"== {label}")
     if not rec["ok"]:
         print(f"kkvision: error: {where}{rec['error']}", file=sys.stderr)
     for note in rec["notes"] or ():
         log.warning("%s%s", where, note)
     if args.json:
-        print(dump(rec, several))
+        print(dump(rec, many))
     elif rec["ok"]:
         print(grid_text(tuple(tuple(row) for row in rec["solution"])))
-    if rec["image"]:
-        log.warning("%ssolution drawn into %s", where, rec["image"])
+    if rec["image"] and rec["index"] in (None, 1):
+        log.warning("%ssolution drawn into %s", f"{rec['input']}: " if several else "", rec["image"])
 
 
 def _open_report(path: Path | None) -> Any:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from . import formats
-from .errors import InputError, InputImageError
+from .errors import InputError, InputImageError, KkvisionError
 from .puzzle import Grid, Puzzle
 from .solver import DEFAULT_TIME_LIMIT, solve
 
@@ -108,7 +108,18 @@ def solve_picture(image: Any, opts: Options, name: str = "picture") -> Result:
     """A decoded picture (BGR or grey numpy array), read and solved."""
     from .vision import read_picture
 
-    reading = read_picture(image, name, opts)
+    return _result(read_picture(image, name, opts))
+
+
+def solve_page(image: Any, opts: Options, name: str = "picture") -> list[Result | KkvisionError]:
+    """Every puzzle in a decoded picture, in reading order: each one's Result,
+    or the error that stopped it (GridNotFound when there is no puzzle at all)."""
+    from .vision import read_page
+
+    return [r if isinstance(r, KkvisionError) else _result(r) for r in read_page(image, name, opts)]
+
+
+def _result(reading: Any) -> Result:
     return Result(reading.puzzle, reading.solution.grid, reading.solution.unique, None, reading.labels,
                   reading.geometry.corners, reading.odds, reading.notes, reading.geometry)
 

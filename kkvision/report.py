@@ -23,7 +23,7 @@ def grid_text(grid: Grid, marks: set[tuple[int, int]] | None = None) -> str:
 
 
 SCHEMA = "kkvision/1"  # the version of the JSON records below; changes when a field changes meaning
-RECORD_FIELDS = ("schema", "command", "input", "ok", "exit_code", "error", "puzzle", "solution", "unique",
+RECORD_FIELDS = ("schema", "command", "input", "index", "box", "ok", "exit_code", "error", "puzzle", "solution", "unique",
                  "labels", "odds", "notes", "image", "wrong", "blank", "text", "seconds")
 
 
@@ -57,13 +57,13 @@ def labels_json(labels: Any) -> list[dict[str, Any]]:
             for lb in labels]
 
 
-REPORT_COLUMNS = ("input", "ok", "exit_code", "error", "size", "solution", "odds", "notes", "image", "seconds")
+REPORT_COLUMNS = ("input", "index", "ok", "exit_code", "error", "size", "solution", "odds", "notes", "image", "seconds")
 
 
 def report_row(rec: dict[str, Any]) -> dict[str, Any]:
     """A record as one row of a --report file (CSV or JSON Lines)."""
     solution = rec.get("solution")
-    return {"input": rec["input"], "ok": rec["ok"], "exit_code": rec["exit_code"], "error": rec["error"],
+    return {"input": rec["input"], "index": rec.get("index"), "ok": rec["ok"], "exit_code": rec["exit_code"], "error": rec["error"],
             "size": (rec.get("puzzle") or {}).get("size"),
             "solution": "/".join("".join(map(str, row)) for row in solution) if solution else None,
             "odds": rec.get("odds"), "notes": " | ".join(rec.get("notes") or []), "image": rec.get("image"),

@@ -75,7 +75,7 @@ def test_a_report_has_a_row_per_input_and_is_never_overwritten(folder, tmp_path,
     assert [Path(r["input"]).name for r in rows] == sorted(PICTURES) + ["zz-empty.png"]
     assert [r["ok"] for r in rows] == ["True", "True", "False"] and rows[2]["exit_code"] == "3"
     err = capfd.readouterr().err
-    assert "3 inputs: 2 solved; refused: 1 with exit 3" in err
+    assert "3 inputs, 3 puzzles: 2 solved; refused: 1 with exit 3" in err
     assert main(["solve", "--no-image", "--report", str(report), str(folder)]) == ExitCode.OUTPUT_EXISTS
     jsonl = tmp_path / "report.jsonl"
     assert main(["solve", "--no-image", "--report", str(jsonl), str(folder / PICTURES[0])]) == 0
@@ -96,3 +96,31 @@ def test_any_executor_runs_a_batch_in_input_order(folder, samples):
     assert [r["solution"] for r in recs] == [expected(samples, n) for n in sorted(PICTURES)]
     alone = list(run_batch(tasks))  # in this process, one after another: the same records
     assert [dict(r, seconds=0) for r in alone] == [dict(r, seconds=0) for r in recs]
+
+
+def test_every_puzzle_on_a_page_is_solved_in_reading_order_into_one_picture(tmp_path, capsys):
+    import random
+
+    from kkvision.generate import random_puzzle
+    from kkvision.synth import TRAIN_FONTS, available, render
+
+    fonts = available(TRAIN_FONTS)
+    page = Image.new("RGB", (1700, 900), (255, 255, 255))
+    truths = []
+    for k, (n, x) in enumerate([(4, 60), (6, 860)]):
+        puzzle, grid = random_puzzle(n, seed=40 + k)
+        image, _ = render(puzzle, "clean", random.Random(k), fonts)
+        image = image.resize((700, 700))
+        page.paste(image, (x, 100))
+        truths.append([list(row) for row in grid])
+    path = tmp_path / "page.png"
+    page.save(path)
+    assert main(["solve", "--json", str(path)]) == 0
+    recs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["index"] for r in recs] == [1, 2]
+    assert [r["solution"] for r in recs] == truths
+    assert recs[0]["box"][2] < recs[1]["box"][0]  # left puzzle first
+    assert recs[0]["image"] == recs[1]["image"] and Path(recs[0]["image"]).exists()
+    blank = tmp_path / "blank.png"
+    Image.new("RGB", (800, 600), (255, 255, 255)).save(blank)
+    assert main(["solve", str(blank)]) == ExitCode.NO_GRID

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..errors import GridNotFound, KkvisionError
 from ..puzzle import Puzzle
 from ..solver import Solution, time_budget
 from . import ocr
@@ -16,7 +17,7 @@ from .agree import agree_with_labels
 from .borders import check_borders
 from .cages import CageLayout, find_cages
 from .clues import ClueReading, read_cells, read_clues
-from .grid import GridGeometry, find_grid
+from .grid import GridGeometry, find_grid, find_grids
 from .picture import decode
 from .reading import LabelDecision, resolve
 
@@ -48,10 +49,36 @@ def read_image(path: Path, data: bytes, opts: Options, trace: dict | None = None
 
 
 def read_picture(image: np.ndarray, name: str, opts: Options, trace: dict | None = None) -> Reading:
-    """What was read from a decoded BGR (or grey) picture; `name` is for messages."""
+    """What was read from a decoded BGR (or grey) picture of one puzzle (the
+    largest grid in it); `name` is for messages."""
+    geom, square = find_grid(image)
+    return read_grid(image, geom, square, name, opts, trace)
+
+
+def read_page(image: np.ndarray, name: str, opts: Options) -> list[Reading | KkvisionError]:
+    """Every puzzle in the picture, in reading order: what was read from each,
+    or why it could not be (GridNotFound when there is no puzzle at all)."""
+    grids = find_grids(image)
+    if not grids:
+        raise GridNotFound("no puzzle grid found: no square frame with evenly spaced lines for 3..9 cells"
+                           " (crop closer, or photograph the grid straight on)")
+    out: list[Reading | KkvisionError] = []
+    for k, (geom, square) in enumerate(grids, 1):
+        one = opts
+        if len(grids) > 1 and opts.debug_dir is not None:
+            one = replace(opts, debug_dir=opts.debug_dir / f"puzzle-{k}")
+        try:
+            out.append(read_grid(image, geom, square, f"{name} #{k}" if len(grids) > 1 else name, one))
+        except KkvisionError as exc:
+            out.append(exc)
+    return out
+
+
+def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: str, opts: Options,
+              trace: dict | None = None) -> Reading:
+    """What was read from one grid found in the picture."""
     path = name
     trace = {} if trace is None else trace
-    geom, square = find_grid(image)
     trace["geometry"] = geom
     log.info("%s: %dx%d grid found", path, geom.size, geom.size)
     layout = None
