@@ -124,3 +124,12 @@ def test_every_puzzle_on_a_page_is_solved_in_reading_order_into_one_picture(tmp_
     blank = tmp_path / "blank.png"
     Image.new("RGB", (800, 600), (255, 255, 255)).save(blank)
     assert main(["solve", str(blank)]) == ExitCode.NO_GRID
+
+
+def test_a_batch_runs_on_a_local_dask_cluster(folder, samples):
+    distributed = pytest.importorskip("distributed", reason="dask[distributed] is a dev extra")
+    tasks = [Task(src, Options(), write_image=False) for src in expand([folder])]
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        recs = list(run_batch(tasks, client))
+    assert [r["solution"] for r in recs] == [expected(samples, n) for n in sorted(PICTURES)]
