@@ -7,6 +7,7 @@ import argparse
 import json
 import logging
 import os
+import re
 import sys
 import time
 import traceback
@@ -49,6 +50,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="label reader: the shipped label model (model, the default), or the model with"
                              " tesseract as a second witness of the digits (tesseract: slower, measured no better)")
         sp.add_argument("--json", action="store_true", help="print JSON instead of text")
+        sp.add_argument("--label", action="append", metavar="CELL=LABEL",
+                        help="use this label for the cage starting at CELL instead of what was read"
+                             " (e.g. --label B3=12+; repeatable)")
         sp.add_argument("-o", "--output", type=Path,
                         help="image to write (default INPUT.solved.png / INPUT.checked.png beside the input)")
         sp.add_argument("--no-image", action="store_true", help="do not write an output image")
@@ -72,6 +76,8 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--to", choices=formats.FORMATS, required=True)
     v.add_argument("--ocr", choices=OCR_ENGINES + tuple(OCR_ALIASES), default="model")
     v.add_argument("--json", action="store_true", help="print a JSON record holding the converted text")
+    v.add_argument("--label", action="append", metavar="CELL=LABEL",
+                   help="use this label for the cage starting at CELL instead of what was read (repeatable)")
     return p
 
 
@@ -156,7 +162,21 @@ def _write_image(args: argparse.Namespace, outcome: Result, picture: Any, kind: 
 def _options(args: argparse.Namespace) -> Options:
     return Options(fmt=args.format, time_limit=getattr(args, "time_limit", 20.0),
                    debug_dir=getattr(args, "debug_dir", None), ocr=OCR_ALIASES.get(args.ocr, args.ocr),
-                   max_pixels=getattr(args, "max_pixels", 50_000_000))
+                   max_pixels=getattr(args, "max_pixels", 50_000_000),
+                   labels=tuple(parse_label(text) for text in getattr(args, "label", None) or ()))
+
+
+LABEL_ARG = re.compile(r"^([A-Za-z])(\d{1,2})=(\d{1,12})([-+*/x×÷−]?)$")
+
+
+def parse_label(text: str) -> tuple[tuple[int, int], str]:
+    """'B3=12+' -> ((2, 1), '12+'): the first cell of a cage (column letter, row
+    number) and its label; x × ÷ − are read as * * / -."""
+    m = LABEL_ARG.match(text.strip())
+    if not m:
+        raise UsageError(f"--label {text!r}: write it as CELL=LABEL, e.g. B3=12+ or A1=3 (column letter, row number)")
+    op = {"x": "*", "×": "*", "÷": "/", "−": "-"}.get(m[4], m[4])
+    return (int(m[2]) - 1, ord(m[1].upper()) - ord("A")), m[3] + op
 
 
 def _check_args(args: argparse.Namespace) -> None:
@@ -301,7 +321,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    outcome, _ = run(args.input, Options(fmt=args.format, ocr=OCR_ALIASES.get(args.ocr, args.ocr)))
+    outcome, _ = run(args.input, Options(fmt=args.format, ocr=OCR_ALIASES.get(args.ocr, args.ocr),
+                                         labels=tuple(parse_label(t) for t in args.label or ())))
     text = formats.write(outcome.puzzle, args.to)
     if args.json:
         print(dump(record("convert", str(args.input), puzzle=outcome.puzzle, notes=list(outcome.notes),

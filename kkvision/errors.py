@@ -42,6 +42,10 @@ class UsageError(KkvisionError):
     exit_code = ExitCode.USAGE
 
 
+class LabelNotACage(UsageError):
+    """--label names a cell where no cage starts, as the picture was read."""
+
+
 class InputError(KkvisionError):
     exit_code = ExitCode.INPUT
 

@@ -39,6 +39,7 @@ class Options:
     debug_dir: Path | None = None
     ocr: str = "model"  # label reader, one of OCR_ENGINES
     max_pixels: int = 50_000_000  # pictures declaring more pixels are refused before decoding
+    labels: tuple[tuple[tuple[int, int], str], ...] = ()  # --label: (first cell of a cage, its text) given by the user
 
 
 @dataclass(frozen=True)

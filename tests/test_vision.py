@@ -220,3 +220,31 @@ def test_a_picture_whose_two_best_readings_are_nearly_equal_exits_uncertain_nami
     assert main(["solve", "--no-image", str(samples / "nyt-2009-02-13.png")]) == ExitCode.UNCERTAIN
     err = capsys.readouterr().err
     assert cage.where in err and f"{cage.label} or {alt.label}" in err
+
+
+def test_label_option_turns_a_refused_picture_into_a_solved_one(samples, monkeypatch, capsys, no_tesseract):
+    """Two labels of the NYT sample made illegible: refused (exit 5) and the message
+    says how to give them; given with --label, the picture solves."""
+    from kkvision.vision import clues as clues_mod
+    from kkvision.vision.labels import LabelReading
+
+    real = clues_mod.read_labels
+
+    def smudged(square, boxes):
+        out = real(square, boxes)
+        cells = [(int(round(b[1] / (900 / 4))), int(round(b[0] / (900 / 4)))) for b in boxes]
+        for cell in ((0, 0), (0, 3)):  # A1 8*, D1 1-
+            out[cells.index(cell)] = LabelReading((("", 0.99),))
+        return out
+
+    monkeypatch.setattr(clues_mod, "read_labels", smudged)
+    path = str(samples / "nyt-2009-02-13.png")
+    assert main(["solve", "--no-image", path]) == ExitCode.CLUE_UNREADABLE
+    assert "--label" in capsys.readouterr().err
+    assert main(["solve", "--json", "--no-image", path, "--label", "A1=8x", "--label", "D1=1-"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    expected = json.loads((samples / "nyt-2009-02-13.expected.json").read_text())
+    assert out["solution"] == expected["solution"]
+    assert {lb["cell"]: lb["how"] for lb in out["labels"]}["A1"] == "given"
+    assert main(["solve", "--no-image", path, "--label", "B1=3"]) == ExitCode.USAGE  # no cage starts at B1
+    assert main(["solve", "--no-image", path, "--label", "B1:3"]) == ExitCode.USAGE

@@ -16,7 +16,7 @@ from . import ocr
 from .agree import agree_with_labels
 from .borders import check_borders
 from .cages import CageLayout, find_cages
-from .clues import ClueReading, read_cells, read_clues
+from .clues import ClueReading, given_labels, read_cells, read_clues
 from .grid import GridGeometry, find_grid, find_grids
 from .picture import decode
 from .reading import LabelDecision, resolve
@@ -90,7 +90,7 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
         trace["layout"] = layout
         log.info("%s: %d cages", path, len(layout.cages))
         before = ocr.PROCESSES
-        clues = read_clues(square, geom, layout, cells, opts.ocr)
+        clues = given_labels(read_clues(square, geom, layout, cells, opts.ocr), opts.labels)
         trace["clues"] = clues
         log.info("%s: labels read (%s) with %d tesseract process(es): %s", path, opts.ocr,
                  ocr.PROCESSES - before, " ".join(c.text or "?" for c in clues))

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InvalidPuzzle
-from ..puzzle import Cage, Cell, target_possible
+from ..errors import InvalidPuzzle, LabelNotACage
+from ..puzzle import Cage, Cell, cell_name, target_possible
 from . import ocr
 from .cages import CageLayout
 from .grid import GridGeometry
@@ -33,7 +33,7 @@ NEW_TEXT_SHARE = 0.5  # of the network's leftover probability, what a tesseract-
 class ClueReading:
     cells: tuple[Cell, ...]
     texts: tuple[tuple[str, float], ...]  # what the label may say, most probable first ('' = nothing)
-    source: str = "model"  # 'model', or 'model+tesseract'
+    source: str = "model"  # 'model', 'model+tesseract', or 'given' (--label)
 
     @property
     def text(self) -> str:
@@ -129,3 +129,20 @@ def _witness(rd: ClueReading, digits: str) -> ClueReading:
     total = sum(weighted.values()) + leftover * (1 - NEW_TEXT_SHARE) * wrong
     ranked = sorted(((t, p / total) for t, p in weighted.items() if p > 0), key=lambda tp: -tp[1])
     return ClueReading(rd.cells, tuple(ranked), "model+tesseract")
+
+
+def given_labels(readings: tuple[ClueReading, ...], given: tuple[tuple[Cell, str], ...]) -> tuple[ClueReading, ...]:
+    """The readings with the labels the user gave (--label B3=12+) in place of
+    what was read: certain, and marked as the user's."""
+    if not given:
+        return readings
+    by_first = {rd.cells[0]: i for i, rd in enumerate(readings)}
+    out = list(readings)
+    for cell, text in given:
+        if cell not in by_first:
+            starts = ", ".join(cell_name(rd.cells[0]) for rd in readings)
+            raise LabelNotACage(f"--label {cell_name(cell)}: no cage starts there as read (cages start at"
+                                f" {starts}); see the cages with --debug-dir")
+        i = by_first[cell]
+        out[i] = ClueReading(readings[i].cells, ((text, 1.0),), "given")
+    return tuple(out)

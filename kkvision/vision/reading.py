@@ -27,6 +27,7 @@ from .clues import ClueReading, clue_for
 SCALE = 100  # solver cost units per nat of log-probability (integer costs)
 MIN_PROBABILITY = 1e-5  # no option is deemed less likely than this
 UNREADABLE_SPREAD = 20.0  # the leftover probability is shared among about this many other texts
+FIX_HINT = "; a label read wrong can be given with --label CELL=LABEL (e.g. --label B3=12+)"
 MARGIN = math.log(50)  # the answer must be this many nats (50x) more probable than any other solution's
 ODDS_SEEN = MARGIN  # how far (nats) a rival is sought; bench/ widens it to calibrate MARGIN
 SURE = 0.9  # a label used with less probability than this is shown as unsure
@@ -145,7 +146,7 @@ def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> Res
     if best is None:
         raise Unsolvable("no reading of the labels gives a puzzle with a solution; check the picture with"
                          " --debug-dir (labels read: "
-                         + ", ".join(f"{cell_name(rd.cells[0])} {_read_as(rd)}" for rd in readings) + ")")
+                         + ", ".join(f"{cell_name(rd.cells[0])} {_read_as(rd)}" for rd in readings) + ")" + FIX_HINT)
     unread = [readings[i] for i, j in enumerate(best.picks) if opts[i][j][0] is None]
     if len(unread) > MAX_UNREADABLE * len(readings):
         raise _unreadable(unread)
@@ -181,6 +182,8 @@ def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> Res
 def _decision(rd: ClueReading, option: tuple[Cage | None, int], used: Cage, n: int) -> LabelDecision:
     cage, cost = option
     how = "not read" if cage is None else ("read" if cage == clue_for(rd.text, rd.cells, n) else "changed")
+    if rd.source == "given" and how == "read":
+        how = "given"
     p = math.exp(-cost / SCALE) * (UNREADABLE_SPREAD if cage is None else 1.0)
     return LabelDecision(rd.cells, rd.text, rd.probability, used, min(1.0, p), how)
 
@@ -188,7 +191,7 @@ def _decision(rd: ClueReading, option: tuple[Cage | None, int], used: Cage, n: i
 def _unreadable(readings: list[ClueReading]) -> ClueUnreadable:
     where = ", ".join(f"{cell_name(rd.cells[0])} (read {_read_as(rd)})" for rd in readings[:6])
     return ClueUnreadable(f"cannot read the labels at {where}; try a sharper or closer picture,"
-                          " or --debug-dir to see what was read")
+                          " or --debug-dir to see what was read" + FIX_HINT)
 
 
 def _doubt(readings: tuple[ClueReading, ...], opts: list[list[tuple[Cage | None, int]]], best: Choice,
@@ -202,10 +205,10 @@ def _doubt(readings: tuple[ClueReading, ...], opts: list[list[tuple[Cage | None,
         if unread:
             return _unreadable(unread)
         return Ambiguous(f"the puzzle as read has more than one solution (two of them differ in {cells} cells);"
-                         " check the cages and labels with --debug-dir")
+                         " check the cages and labels with --debug-dir" + FIX_HINT)
     odds = math.exp((rival.cost - best.cost) / SCALE)
     which = "; ".join(f"{cell_name(readings[i].cells[0])} {_said(opts[i][best.picks[i]][0])}"
                       f" or {_said(opts[i][rival.picks[i]][0])}" for i in differ[:8])
     return UncertainReading(f"unsure of the labels at {which}: the two readings give solutions that differ in"
                             f" {cells} cells, and the first is only {odds:.1f} times as likely;"
-                            " check those labels with --debug-dir")
+                            " check those labels with --debug-dir" + FIX_HINT)
