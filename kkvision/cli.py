@@ -21,6 +21,7 @@ from . import __version__, formats
 from .answers import check_answers, read_answers
 from .errors import ExitCode, InputError, KkvisionError, OutputExists, UsageError
 from .pipeline import OCR_ALIASES, OCR_ENGINES, Options, Result, read_input, run
+from .puzzle import cell_name
 from .report import dump, grid_text, record
 
 log = logging.getLogger("kkvision")
@@ -69,6 +70,9 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="compare your answers with the solution, mark wrong cells")
     common(c)
     c.add_argument("answers", type=Path, help="text file: one line of digits per row, '.' for blank")
+    h = sub.add_parser("hint", help="reveal a few cells that follow from the clues, each with its reason")
+    common(h)
+    h.add_argument("--cells", type=int, default=1, help="how many cells to reveal (default 1)")
     v = sub.add_parser("convert", help="print a puzzle (text or image) in another text format")
     loudness(v, default=argparse.SUPPRESS)
     v.add_argument("input", type=Path)
@@ -187,6 +191,8 @@ def _check_args(args: argparse.Namespace) -> None:
         raise UsageError(f"--time-limit must be more than 0 and at most {MAX_TIME_LIMIT:g} seconds, not {limit:g}")
     if getattr(args, "max_pixels", 1) <= 0:
         raise UsageError("--max-pixels must be a positive number of pixels")
+    if getattr(args, "cells", 1) < 1:
+        raise UsageError("--cells must be 1 or more")
     if getattr(args, "jobs", 0) < 0 or not 20 <= getattr(args, "dpi", 300) <= 1200:
         raise UsageError("--jobs must be 0 (the number of cores) or more, and --dpi within 20..1200")
     output_dir = getattr(args, "output_dir", None)
@@ -320,6 +326,42 @@ def cmd_check(args: argparse.Namespace) -> int:
     return ExitCode.OK if result.ok else ExitCode.ANSWERS_WRONG
 
 
+def cmd_hint(args: argparse.Namespace) -> int:
+    """A few cells that follow from the clues by the simplest reasoning, with the reason for each."""
+    from .errors import Ambiguous
+    from .hints import hints
+
+    outcome, picture = run(args.input, _options(args))
+    for note in outcome.notes:
+        log.warning("%s", note)
+    if not outcome.unique:
+        raise Ambiguous("this puzzle has more than one solution: no hint can be sure")
+    found = hints(outcome.puzzle, outcome.solution, args.cells)
+    shown = [[0] * outcome.puzzle.size for _ in range(outcome.puzzle.size)]
+    for hint in found:
+        shown[hint.cell[0]][hint.cell[1]] = hint.digit
+    partial = tuple(tuple(row) for row in shown)
+    image = None
+    if picture is not None and not args.no_image and found:
+        from .render import draw_solution, save_image
+
+        image = _output_path(args, "hint")
+        save_image(draw_solution(picture, outcome, partial), image)
+    if args.json:
+        print(dump(record("hint", str(args.input), puzzle=outcome.puzzle, unique=True, notes=list(outcome.notes),
+                          image=str(image) if image else None,
+                          hints=[{"cell": cell_name(h.cell), "digit": h.digit, "reason": h.reason} for h in found]),
+                   False))
+    else:
+        for hint in found:
+            print(f"{cell_name(hint.cell)} = {hint.digit}: {hint.reason}")
+        if not found:
+            print("no cell follows from the clues by the simplest reasoning")
+    if image:
+        log.warning("hint drawn into %s", image)
+    return ExitCode.OK
+
+
 def cmd_convert(args: argparse.Namespace) -> int:
     outcome, _ = run(args.input, Options(fmt=args.format, ocr=OCR_ALIASES.get(args.ocr, args.ocr),
                                          labels=tuple(parse_label(t) for t in args.label or ())))
@@ -337,7 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     _log_to_stderr(logging.INFO if args.verbose else logging.ERROR if args.quiet else logging.WARNING)
     try:
         _check_args(args)
-        return int({"solve": cmd_solve, "check": cmd_check, "convert": cmd_convert}[args.command](args))
+        return int({"solve": cmd_solve, "check": cmd_check, "convert": cmd_convert, "hint": cmd_hint}[args.command](args))
     except KkvisionError as exc:
         if args.verbose:
             traceback.print_exc()

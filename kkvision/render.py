@@ -62,7 +62,8 @@ def _layer(reading: Any, grid: Grid, wrong: set[tuple[int, int]] | None) -> np.n
                     m = 0.18 * (x1 - x0)
                     d.ellipse([x0 + m, y0 + m, x1 - m, y1 - m], outline=WRONG, width=max(3, SIDE // (60 * n)))
                 continue
-            d.text((cx, cy), str(grid[r][c]), font=font, fill=SOLUTION, anchor="mm")
+            if grid[r][c]:  # 0: a cell left empty (hints show only some cells)
+                d.text((cx, cy), str(grid[r][c]), font=font, fill=SOLUTION, anchor="mm")
     _labels(d, reading)
     return np.asarray(layer)
 

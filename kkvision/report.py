@@ -24,7 +24,7 @@ def grid_text(grid: Grid, marks: set[tuple[int, int]] | None = None) -> str:
 
 SCHEMA = "kkvision/1"  # the version of the JSON records below; changes when a field changes meaning
 RECORD_FIELDS = ("schema", "command", "input", "index", "box", "ok", "exit_code", "error", "puzzle", "solution", "unique",
-                 "labels", "odds", "notes", "image", "wrong", "blank", "text", "seconds")
+                 "labels", "odds", "notes", "image", "wrong", "blank", "text", "hints", "seconds")
 
 
 def record(command: str, input: str, *, exit_code: int = 0, error: str | None = None, puzzle: Puzzle | None = None,

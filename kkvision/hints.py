@@ -1,0 +1,110 @@
+"""Hints for people still solving: cells that follow from the clues by the
+simplest reasoning, each with the reason in one line.
+
+The reasoning starts from the empty grid (never from the solution) and uses,
+simplest first:
+  single    a one-cell cage shows its digit
+  cage      every way to fill a cage (its clue, no repeats in a row or column,
+            the digits still possible) puts the same digit in this cell
+  row/col   a digit has only one place left in a row or column
+  only      every other digit is ruled out in this cell (row, column, cage)
+After each cell found the possibilities are narrowed again, so later hints
+may build on earlier ones.  A cell found is checked against the solution.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .puzzle import Cage, Cell, Grid, Puzzle, TooManyTuples, cage_tuples, cell_name
+
+TUPLE_BUDGET = 200_000  # steps listing one cage's fillings; a bigger cage gives no 'cage' hints
+
+
+@dataclass(frozen=True)
+class Hint:
+    cell: Cell
+    digit: int
+    reason: str
+
+
+def hints(puzzle: Puzzle, solution: Grid, count: int = 1) -> list[Hint]:
+    """Up to `count` cells that follow from the clues, simplest reasoning first."""
+    n = puzzle.size
+    cand = {(r, c): set(range(1, n + 1)) for r in range(n) for c in range(n)}
+    fillings: dict[Cage, list[tuple[int, ...]] | None] = {}
+    for cage in puzzle.cages:
+        try:
+            fillings[cage] = cage_tuples(cage, n, budget=TUPLE_BUDGET)
+        except TooManyTuples:
+            fillings[cage] = None
+    found: list[Hint] = []
+    known: dict[Cell, int] = {}
+    while len(found) < count:
+        _narrow(puzzle, cand, fillings, known)
+        hint = _next(puzzle, cand, fillings, known)
+        if hint is None:
+            break
+        if hint.digit != solution[hint.cell[0]][hint.cell[1]]:  # the reasoning is sound; never show a wrong digit
+            raise AssertionError(f"hint {cell_name(hint.cell)}={hint.digit} disagrees with the solution")
+        found.append(hint)
+        known[hint.cell] = hint.digit
+        cand[hint.cell] = {hint.digit}
+    return found
+
+
+def _narrow(puzzle: Puzzle, cand: dict[Cell, set[int]], fillings: dict[Cage, list[tuple[int, ...]] | None],
+            known: dict[Cell, int]) -> None:
+    """Remove what the known cells and the cages' fillings rule out, until nothing changes."""
+    n = puzzle.size
+    changed = True
+    while changed:
+        changed = False
+        for (r, c), d in known.items():
+            for k in range(n):
+                for cell in ((r, k), (k, c)):
+                    if cell != (r, c) and d in cand[cell]:
+                        cand[cell].discard(d)
+                        changed = True
+        for cage, tuples in fillings.items():
+            if tuples is None:
+                continue
+            fits = [t for t in tuples if all(v in cand[cell] for v, cell in zip(t, cage.cells))]
+            if len(fits) != len(tuples):
+                fillings[cage] = fits
+                changed = True
+            for i, cell in enumerate(cage.cells):
+                allowed = {t[i] for t in fits}
+                if not cand[cell] <= allowed:
+                    cand[cell] &= allowed
+                    changed = True
+
+
+def _next(puzzle: Puzzle, cand: dict[Cell, set[int]], fillings: dict[Cage, list[tuple[int, ...]] | None],
+          known: dict[Cell, int]) -> Hint | None:
+    """The simplest-reasoned cell not yet known, or None."""
+    n = puzzle.size
+    for cage in puzzle.cages:
+        if len(cage.cells) == 1 and cage.cells[0] not in known:
+            return Hint(cage.cells[0], cage.target, f"a one-cell cage shows its digit: {cage.target}")
+    for cage in puzzle.cages:
+        tuples = fillings[cage]
+        if not tuples:
+            continue
+        for i, cell in enumerate(cage.cells):
+            values = {t[i] for t in tuples}
+            if cell not in known and len(values) == 1:
+                d = values.pop()
+                return Hint(cell, d, f"every way to fill the cage {cage.label} at {cage.where} puts {d} here")
+    for d in range(1, n + 1):
+        for k in range(n):
+            for kind, line in (("row", [(k, c) for c in range(n)]), ("column", [(r, k) for r in range(n)])):
+                places = [cell for cell in line if d in cand[cell]]
+                if len(places) == 1 and places[0] not in known:
+                    where = f"{kind} {k + 1}" if kind == "row" else f"column {chr(ord('A') + k)}"
+                    return Hint(places[0], d, f"the only place left for {d} in {where}")
+    for cell, left in sorted(cand.items()):
+        if cell not in known and len(left) == 1:
+            d = next(iter(left))
+            return Hint(cell, d, f"every other digit is ruled out here by its row, column and cage: {d}")
+    return None
