@@ -19,7 +19,17 @@ from typing import Any
 
 from . import __version__, formats
 from .answers import check_answers, read_answers
-from .errors import ExitCode, InputError, KkvisionError, OutputExists, UsageError
+from .errors import (
+    Ambiguous,
+    ClueUnreadable,
+    ExitCode,
+    InputError,
+    KkvisionError,
+    OutputExists,
+    UncertainReading,
+    Unsolvable,
+    UsageError,
+)
 from .pipeline import OCR_ALIASES, OCR_ENGINES, Options, Result, read_input, run
 from .puzzle import cell_name
 from .report import dump, grid_text, record
@@ -328,7 +338,6 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_hint(args: argparse.Namespace) -> int:
     """A few cells that follow from the clues by the simplest reasoning, with the reason for each."""
-    from .errors import Ambiguous
     from .hints import hints
 
     outcome, picture = run(args.input, _options(args))
@@ -363,15 +372,53 @@ def cmd_hint(args: argparse.Namespace) -> int:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    outcome, _ = run(args.input, Options(fmt=args.format, ocr=OCR_ALIASES.get(args.ocr, args.ocr),
-                                         labels=tuple(parse_label(t) for t in args.label or ())))
-    text = formats.write(outcome.puzzle, args.to)
+    opts = Options(fmt=args.format, ocr=OCR_ALIASES.get(args.ocr, args.ocr),
+                   labels=tuple(parse_label(t) for t in args.label or ()))
+    try:
+        outcome, _ = run(args.input, opts)
+        puzzle, notes = outcome.puzzle, list(outcome.notes)
+        unsure: list[dict[str, Any]] = []
+        text = formats.write(puzzle, args.to)
+    except (Unsolvable, Ambiguous, UncertainReading, ClueUnreadable) as exc:
+        text, puzzle, unsure = _as_read(args, opts, exc)  # a picture's puzzle, as read, for the user to edit
+        notes = [f"written as read: {exc.message}"]
+        log.warning("%s: written as read (%s); edit it and run kkvision solve on the text", args.input,
+                    exc.message.split(";")[0])
     if args.json:
-        print(dump(record("convert", str(args.input), puzzle=outcome.puzzle, notes=list(outcome.notes),
-                          text=text), False))
+        print(dump(record("convert", str(args.input), puzzle=puzzle, notes=notes, text=text,
+                          labels=unsure or None), False))
     else:
         print(text, end="")
     return ExitCode.OK
+
+
+def _as_read(args: argparse.Namespace, opts: Options, why: KkvisionError) -> tuple[str, Any, list[dict[str, Any]]]:
+    """The puzzle in a picture as its labels were read: the text in --to format
+    (JSON when a label could not be read at all: its op and target are null),
+    the Puzzle when one can be made, and the unsure labels."""
+    from .pipeline import is_image
+    from .puzzle import Puzzle
+    from .vision import decode, read_as_read
+
+    data = read_input(args.input)
+    if not is_image(args.input, data):
+        raise why  # a text puzzle: it says what it says
+    seen = read_as_read(decode(args.input, data, opts.max_pixels), str(args.input), opts)
+    unsure = [{"cell": cell_name(cells[0]), "used": cage.label if cage else None, "used_probability": round(p, 4),
+               "how": "unsure" if cage else "not read"} for cells, cage, p in seen.cages if cage is None or p < 0.9]
+    try:
+        puzzle = Puzzle(seen.size, tuple(cage for _, cage, _ in seen.cages if cage is not None))
+        if len(puzzle.cages) == len(seen.cages):
+            return formats.write(puzzle, args.to), puzzle, unsure
+    except KkvisionError:
+        pass
+    if args.to != "json":
+        raise UsageError(f"some labels of {args.input} could not be read as a puzzle ("
+                         + ", ".join(u["cell"] for u in unsure if u["used"] is None)
+                         + "): convert it --to json, fill them in, and run kkvision solve on that file")
+    cages = [{"op": cage.op if cage else None, "target": cage.target if cage else None,
+              "cells": [list(c) for c in cells]} for cells, cage, _ in seen.cages]
+    return json.dumps({"size": seen.size, "cages": cages}, indent=1) + "\n", None, unsure
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -248,3 +248,38 @@ def test_label_option_turns_a_refused_picture_into_a_solved_one(samples, monkeyp
     assert {lb["cell"]: lb["how"] for lb in out["labels"]}["A1"] == "given"
     assert main(["solve", "--no-image", path, "--label", "B1=3"]) == ExitCode.USAGE  # no cage starts at B1
     assert main(["solve", "--no-image", path, "--label", "B1:3"]) == ExitCode.USAGE
+
+
+def test_convert_writes_a_refused_picture_as_read_for_the_user_to_edit(samples, monkeypatch, capsys, tmp_path,
+                                                                       no_tesseract):
+    from kkvision.vision import clues as clues_mod
+    from kkvision.vision.labels import LabelReading
+
+    real = clues_mod.read_labels
+
+    def smudged(square, boxes):
+        out = real(square, boxes)
+        cells = [(int(round(b[1] / (900 / 4))), int(round(b[0] / (900 / 4)))) for b in boxes]
+        for cell in ((0, 0), (0, 3)):  # A1 8*, D1 1-: nothing legible
+            out[cells.index(cell)] = LabelReading((("", 0.99),))
+        return out
+
+    monkeypatch.setattr(clues_mod, "read_labels", smudged)
+    path = str(samples / "nyt-2009-02-13.png")
+    assert main(["convert", "--json", "--to", "json", path]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    as_read = json.loads(rec["text"])
+    blank = [c for c in as_read["cages"] if c["target"] is None]
+    assert sorted(tuple(c["cells"][0]) for c in blank) == [(0, 0), (0, 3)]
+    assert {u["cell"] for u in rec["labels"] if u["how"] == "not read"} == {"A1", "D1"}
+    assert main(["convert", "--to", "keen", path]) == ExitCode.USAGE  # keen cannot hold a missing label
+    assert "--to json" in capsys.readouterr().err
+    # filled in by the user, the text solves
+    for cage in as_read["cages"]:
+        if tuple(cage["cells"][0]) == (0, 0):
+            cage.update(op="*", target=8)
+        elif tuple(cage["cells"][0]) == (0, 3):
+            cage.update(op="-", target=1)
+    fixed = tmp_path / "fixed.json"
+    fixed.write_text(json.dumps(as_read))
+    assert main(["solve", str(fixed)]) == 0

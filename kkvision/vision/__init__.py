@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import GridNotFound, KkvisionError
-from ..puzzle import Puzzle
+from ..puzzle import Cage, Puzzle
 from ..solver import Solution, time_budget
 from . import ocr
 from .agree import agree_with_labels
 from .borders import check_borders
 from .cages import CageLayout, find_cages
-from .clues import ClueReading, given_labels, read_cells, read_clues
+from .clues import ClueReading, clue_for, given_labels, read_cells, read_clues
 from .grid import GridGeometry, find_grid, find_grids
 from .picture import decode
 from .reading import LabelDecision, resolve
@@ -106,3 +106,26 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
 
             write_stages(opts.debug_dir, image, geom, square, layout, clues)
     return Reading(geom, layout, clues, res.puzzle, res.solution, notes, res.labels, res.odds)
+
+
+@dataclass(frozen=True)
+class AsRead:
+    """A picture's puzzle as its labels were read, solvable or not (for convert)."""
+
+    size: int
+    cages: tuple[tuple[tuple[tuple[int, int], ...], Cage | None, float], ...]  # cells, clue read (None: none), p
+
+
+def read_as_read(image: np.ndarray, name: str, opts: Options) -> AsRead:
+    """Every cage with the most probable clue its label can be (None where no
+    reading can be one), without asking for a solution."""
+    geom, square = find_grid(image)
+    layout, _ = find_cages(square, geom)
+    cells = read_cells(square, geom)
+    layout = agree_with_labels(layout, cells)
+    clues = given_labels(read_clues(square, geom, layout, cells, opts.ocr), opts.labels)
+    out = []
+    for rd in clues:
+        best = next(((cage, p) for text, p in rd.texts if (cage := clue_for(text, rd.cells, geom.size))), None)
+        out.append((rd.cells, best[0] if best else None, best[1] if best else 0.0))
+    return AsRead(geom.size, tuple(out))
