@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import InputError
 from .puzzle import Grid, Puzzle
@@ -54,3 +55,24 @@ def check_answers(puzzle: Puzzle, solution: Grid, answers: Grid) -> CheckResult:
             elif answers[r][c] != solution[r][c]:
                 wrong.append((r, c))
     return CheckResult(answers, tuple(wrong), tuple(blank))
+
+
+def written_answers(picture: Any, geometry: Any) -> tuple[Grid, tuple[tuple[int, int], ...]]:
+    """The answers written in the picture's cells (0: nothing written), and the
+    cells read with too little certainty to judge (left 0, listed)."""
+    from .vision.digits import SURE, digit_crop, read_digits
+    from .vision.grid import to_gray
+
+    n = geometry.size
+    square = geometry.straighten(to_gray(picture))
+    cells = [(r, c) for r in range(n) for c in range(n)]
+    probs = read_digits([digit_crop(square, geometry.cell_box(r, c)) for r, c in cells])
+    grid = [[0] * n for _ in range(n)]
+    unsure = []
+    for (r, c), p in zip(cells, probs):
+        k = int(p.argmax())
+        if p[k] < SURE or k > n:
+            unsure.append((r, c))
+        else:
+            grid[r][c] = k
+    return tuple(tuple(row) for row in grid), tuple(unsure)

@@ -79,7 +79,9 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--report", type=Path, help="a row per input to this new file: .csv, or JSON Lines otherwise")
     c = sub.add_parser("check", help="compare your answers with the solution, mark wrong cells")
     common(c)
-    c.add_argument("answers", type=Path, help="text file: one line of digits per row, '.' for blank")
+    c.add_argument("answers", type=Path, nargs="?",
+                   help="text file: one line of digits per row, '.' for blank (default: read the answers"
+                        " written in the picture's cells)")
     h = sub.add_parser("hint", help="reveal a few cells that follow from the clues, each with its reason")
     common(h)
     h.add_argument("--cells", type=int, default=1, help="how many cells to reveal (default 1)")
@@ -162,13 +164,14 @@ def _output_path(args: argparse.Namespace, kind: str) -> Path:
 
 
 def _write_image(args: argparse.Namespace, outcome: Result, picture: Any, kind: str,
-                 wrong: set[tuple[int, int]] | None = None) -> Path | None:
+                 wrong: set[tuple[int, int]] | None = None, blank: set[tuple[int, int]] | None = None
+                 ) -> Path | None:
     if picture is None or args.no_image:
         return None
     from .render import draw_solution, save_image
 
     out = _output_path(args, kind)
-    picture = draw_solution(picture, outcome, outcome.solution, wrong)
+    picture = draw_solution(picture, outcome, outcome.solution, wrong, blank)
     save_image(picture, out)
     return out
 
@@ -313,23 +316,39 @@ def _open_report(path: Path | None) -> Any:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    """The user's answers (a text file, or read from the picture's cells) against the solution."""
     outcome, picture = run(args.input, _options(args))
     for note in outcome.notes:
         log.warning("%s", note)
-    try:
-        text = read_input(args.answers).decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError(f"{args.answers}: the answers are not a text file") from None
-    result = check_answers(outcome.puzzle, outcome.solution, read_answers(text, outcome.puzzle.size))
-    image = _write_image(args, outcome, picture, "checked", set(result.wrong))
+    unsure: tuple[tuple[int, int], ...] = ()
+    if args.answers is not None:
+        try:
+            text = read_input(args.answers).decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise InputError(f"{args.answers}: the answers are not a text file") from None
+        answers = read_answers(text, outcome.puzzle.size)
+    elif picture is None:
+        raise UsageError("check a puzzle text against an answers file: kkvision check PUZZLE ANSWERS")
+    else:
+        from .answers import written_answers
+
+        answers, unsure = written_answers(picture, outcome.geometry)
+    result = check_answers(outcome.puzzle, outcome.solution, answers)
+    blank = tuple(c for c in result.blank if c not in unsure)
+    image = _write_image(args, outcome, picture, "checked", set(result.wrong), set(blank))
     if args.json:
         print(dump(record("check", str(args.input), exit_code=0 if result.ok else ExitCode.ANSWERS_WRONG,
                           puzzle=outcome.puzzle, solution=outcome.solution, unique=outcome.unique,
-                          notes=list(outcome.notes), image=str(image) if image else None,
-                          wrong=[list(c) for c in result.wrong], blank=[list(c) for c in result.blank]), False))
+                          notes=list(outcome.notes) + ([f"unsure cells: {', '.join(map(cell_name, unsure))}"]
+                                                       if unsure else []),
+                          image=str(image) if image else None,
+                          wrong=[list(c) for c in result.wrong], blank=[list(c) for c in blank]), False))
     else:
         print(grid_text(result.answers, set(result.wrong)))
-        print(f"{len(result.wrong)} wrong, {len(result.blank)} blank"
+        print(f"{len(result.wrong)} wrong, {len(blank)} blank"
+              + (f", {len(unsure)} unsure ({', '.join(map(cell_name, unsure))}: not read surely, not judged)"
+                 if unsure else "")
+              + ("; the grid is complete" if not blank and not unsure else "")
               + (" (wrong cells are marked with !)" if result.wrong else ""))
     if image:
         log.warning("wrong cells marked in %s", image)

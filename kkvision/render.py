@@ -27,6 +27,7 @@ from .vision.grid import SIDE
 FONT_NAMES = ("DejaVuSans-Bold.ttf", "LiberationSans-Bold.ttf", "FreeSansBold.ttf")
 SOLUTION = (20, 70, 220, 255)  # RGBA
 WRONG = (220, 20, 20, 255)
+BLANK = (235, 140, 0, 255)  # `check`: a cell left empty
 CHANGED = (235, 100, 0, 255)  # a label the answer reads otherwise than the reader's first choice, or not at all
 UNSURE = (160, 0, 170, 255)  # a label used as read, but read with little certainty
 LABEL_BACK = (255, 255, 255, 200)  # behind those labels, so they stand out on any paper
@@ -47,7 +48,8 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size)
 
 
-def _layer(reading: Any, grid: Grid, wrong: set[tuple[int, int]] | None) -> np.ndarray:
+def _layer(reading: Any, grid: Grid, wrong: set[tuple[int, int]] | None,
+           blank: set[tuple[int, int]] | None = None) -> np.ndarray:
     geom = reading.geometry
     n = geom.size
     layer = Image.new("RGBA", (SIDE, SIDE), (0, 0, 0, 0))
@@ -58,6 +60,9 @@ def _layer(reading: Any, grid: Grid, wrong: set[tuple[int, int]] | None) -> np.n
             x0, y0, x1, y1 = geom.cell_box(r, c)
             cx, cy = (x0 + x1) / 2, y0 + 0.62 * (y1 - y0)
             if wrong is not None:
+                if blank and (r, c) in blank:
+                    m = 0.3 * (x1 - x0)
+                    d.rectangle([x0 + m, y0 + m, x1 - m, y1 - m], outline=BLANK, width=max(2, SIDE // (90 * n)))
                 if (r, c) in wrong:
                     m = 0.18 * (x1 - x0)
                     d.ellipse([x0 + m, y0 + m, x1 - m, y1 - m], outline=WRONG, width=max(3, SIDE // (60 * n)))
@@ -87,11 +92,12 @@ def _labels(d: ImageDraw.ImageDraw, reading: Any) -> None:
 
 
 def draw_solution(image: np.ndarray, reading: Any, grid: Grid,
-                  wrong: set[tuple[int, int]] | None = None) -> np.ndarray:
+                  wrong: set[tuple[int, int]] | None = None, blank: set[tuple[int, int]] | None = None
+                  ) -> np.ndarray:
     """The original BGR image with the digits (or circles round wrong cells) drawn in."""
     h, w = image.shape[:2]
     geom = reading.geometry
-    layer = _layer(reading, grid, wrong)
+    layer = _layer(reading, grid, wrong, blank)
     out = (image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)).copy()
     n = geom.size
     for r in range(n):

@@ -1,0 +1,68 @@
+"""check a filled-in grid from its picture: the cell-digit reader and the marks."""
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from kkvision.cli import main
+from kkvision.errors import ExitCode
+from kkvision.pipeline import Options, run
+from kkvision.render import draw_solution
+
+
+@pytest.fixture
+def filled(samples, tmp_path):
+    """The photo sample with answers written in: make(grid) -> path of the picture."""
+    src = tmp_path / "p.jpg"
+    src.write_bytes((samples / "photo-6x6.jpg").read_bytes())
+    result, picture = run(src, Options())
+
+    def make(grid, name="filled.png"):
+        path = tmp_path / name
+        cv2.imwrite(str(path), draw_solution(picture, result, tuple(tuple(r) for r in grid)))
+        return path
+
+    return make, [list(r) for r in result.solution]
+
+
+def test_a_correctly_filled_grid_checks_with_nothing_wrong(filled, capsys):
+    make, solution = filled
+    assert main(["check", "--no-image", str(make(solution))]) == 0
+    assert "0 wrong, 0 blank; the grid is complete" in capsys.readouterr().out
+
+
+def test_one_digit_changed_is_named(filled, capsys):
+    make, solution = filled
+    wrong = [row[:] for row in solution]
+    wrong[2][3] = solution[2][3] % 6 + 1  # D3
+    assert main(["check", "--json", "--no-image", str(make(wrong))]) == ExitCode.ANSWERS_WRONG
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["wrong"] == [[2, 3]] and rec["blank"] == []
+
+
+def test_empty_cells_are_reported_and_marked(filled, capsys, tmp_path):
+    make, solution = filled
+    partial = [row[:] for row in solution]
+    partial[0][0] = partial[5][5] = 0
+    path = make(partial)
+    assert main(["check", "--json", str(path)]) == 0  # nothing wrong, only incomplete
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["blank"] == [[0, 0], [5, 5]] and rec["wrong"] == []
+    out = cv2.imread(rec["image"])
+    orange = (out[..., 2] > 200) & (out[..., 1] > 100) & (out[..., 1] < 170) & (out[..., 0] < 60)
+    assert orange.any()
+
+
+def test_handwritten_digits_are_read_as_the_training_script_measures():
+    """scikit-learn's handwritten digits 1..9 held out from training (odd indices): at least 95%."""
+    datasets = pytest.importorskip("sklearn.datasets", reason="scikit-learn is a dev extra")
+    from kkvision.vision.digits import handwriting_crop, read_digits
+
+    d = datasets.load_digits()
+    keep = np.flatnonzero(d.target > 0)[1::2]
+    probs = read_digits([handwriting_crop(img / 16.0) for img in d.images[keep]])
+    accuracy = float((probs.argmax(axis=1) == d.target[keep]).mean())
+    print(f"handwritten digits (scikit-learn, held out): {accuracy:.1%} of {len(keep)}")
+    assert accuracy >= 0.95
