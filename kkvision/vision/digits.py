@@ -3,21 +3,17 @@
 The crop is the middle and bottom of the cell (the label sits at the top
 left; pencil marks are small and the network learned to pass them over),
 normalised to SIDE x SIDE darkness.  A small network (models/digits.onnx,
-made by models/train_digits.py) gives 10 classes: 0 = nothing written, or
+made by models/train_digits.py, run by nets.py) gives 10 classes: 0 = nothing written, or
 1..9, with probabilities; a cell read with less than SURE is unsure, never
 taken as an answer.
 """
 
 from __future__ import annotations
 
-import threading
-from functools import lru_cache
-from importlib import resources
-
 import cv2
 import numpy as np
 
-from ..errors import MissingDependency
+from . import nets
 
 SIDE = 28
 # where an answer is written, in cell sides from the cell's top-left corner
@@ -25,7 +21,6 @@ AREA_LEFT, AREA_RIGHT, AREA_TOP, AREA_BOTTOM = 0.1, 0.9, 0.2, 0.96
 MIN_CONTRAST = 0.2  # darkness stretch never amplifies less than this (of 255) into full ink
 SURE = 0.9  # a cell's reading below this probability is unsure
 MODEL = "digits.onnx"
-_LOCK = threading.Lock()
 
 
 def digit_crop(gray: np.ndarray, cell_box: tuple[float, float, float, float]) -> np.ndarray:
@@ -54,24 +49,8 @@ def handwriting_crop(darkness: np.ndarray) -> np.ndarray:
     return np.clip(out / max(float(out.max()), 1e-3), 0.0, 1.0)
 
 
-@lru_cache(maxsize=1)
-def _net() -> cv2.dnn.Net:
-    try:
-        data = resources.files("kkvision.models").joinpath(MODEL).read_bytes()
-    except (FileNotFoundError, ModuleNotFoundError):
-        raise MissingDependency(f"cell-digit model {MODEL} is missing from the kkvision package;"
-                                " reinstall it, or run models/train_digits.py") from None
-    return cv2.dnn.readNetFromONNX(np.frombuffer(data, np.uint8))
-
-
 def read_digits(crops: list[np.ndarray]) -> np.ndarray:
     """(N, 10) probabilities: column 0 nothing written, column d the digit d."""
     if not crops:
         return np.zeros((0, 10), np.float32)
-    with _LOCK:
-        net = _net()
-        net.setInput(np.stack(crops).astype(np.float32)[:, None])
-        scores = net.forward()
-    scores = scores - scores.max(axis=1, keepdims=True)
-    e = np.exp(scores)
-    return e / e.sum(axis=1, keepdims=True)
+    return nets.softmax(nets.scores(MODEL, crops), axis=1)

@@ -1,4 +1,4 @@
-"""Read cage labels with the shipped neural network (the one module that runs a learned model).
+"""Read cage labels with the shipped neural network (run by nets.py).
 
 Each label is read from a fixed crop of its cell: the top part of the cell,
 a little beyond its borders, in the straightened grid square, normalised to
@@ -14,16 +14,12 @@ The network runs with OpenCV's dnn module: no training framework at run time.
 
 from __future__ import annotations
 
-import math
-import threading
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
 
 import cv2
 import numpy as np
 
-from ..errors import MissingDependency
+from . import nets
 
 ALPHABET = "0123456789+-*/"  # class k+1 is ALPHABET[k]; class 0 is the CTC blank
 CROP_H, CROP_W = 40, 88
@@ -37,7 +33,6 @@ MIN_CONTRAST = 0.16  # darkness stretch never amplifies less than this (of 255) 
 BEAM = 8  # texts kept per step of the beam search
 KEEP_PROB = 1e-3  # characters less likely than this at a step are not expanded
 MODEL = "labels.onnx"
-_NET_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -97,29 +92,12 @@ def normalise(crop: np.ndarray) -> np.ndarray:
     return np.clip((paper - c) / span, 0.0, 1.0)
 
 
-@lru_cache(maxsize=1)
-def _net() -> cv2.dnn.Net:
-    try:
-        data = resources.files("kkvision.models").joinpath(MODEL).read_bytes()
-    except (FileNotFoundError, ModuleNotFoundError):
-        raise MissingDependency(f"label model {MODEL} is missing from the kkvision package;"
-                                " reinstall it, or run models/train_labels.py") from None
-    return cv2.dnn.readNetFromONNX(np.frombuffer(data, np.uint8))
-
-
 def probabilities(crops: list[np.ndarray]) -> np.ndarray:
     """(N, T, classes) per-column character probabilities for N crops."""
     if not crops:
         return np.zeros((0, CROP_W // 4, len(ALPHABET) + 1), np.float32)
-    net = _net()
-    blob = np.stack(crops).astype(np.float32)[:, None, :, :]
-    with _NET_LOCK:  # one network per process; OpenCV's Net is not safe to run from two threads at once
-        net.setInput(blob)
-        logits = net.forward()  # (N, classes, 1, T)
-    logits = logits.reshape(logits.shape[0], logits.shape[1], -1).transpose(0, 2, 1)
-    logits = logits - logits.max(axis=2, keepdims=True)
-    e = np.exp(logits)
-    return e / e.sum(axis=2, keepdims=True)
+    logits = nets.scores(MODEL, crops)  # (N, classes, 1, T)
+    return nets.softmax(logits.reshape(logits.shape[0], logits.shape[1], -1).transpose(0, 2, 1), axis=2)
 
 
 def decode(probs: np.ndarray, keep: int = 5) -> tuple[tuple[str, float], ...]:
@@ -154,6 +132,3 @@ def read_labels(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, fl
     crops = [label_crop(gray, box) for box in cell_boxes]
     return [LabelReading(decode(p)) for p in probabilities(crops)]
 
-
-def log_probability(p: float) -> float:
-    return math.log(max(p, 1e-12))

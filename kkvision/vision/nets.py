@@ -1,0 +1,45 @@
+"""The one module that runs learned models: the shipped ONNX networks, with
+OpenCV's dnn module (no training framework at run time).
+
+Each model is read once per process from the package data (kkvision.models,
+so an install outside the checkout finds it) and run under a lock: OpenCV's
+Net is not safe to run from two threads at once.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from importlib import resources
+
+import cv2
+import numpy as np
+
+from ..errors import MissingDependency
+
+_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=4)
+def _net(model: str) -> cv2.dnn.Net:
+    try:
+        data = resources.files("kkvision.models").joinpath(model).read_bytes()
+    except (FileNotFoundError, ModuleNotFoundError):
+        script = "models/train_" + model.split(".")[0] + ".py"
+        raise MissingDependency(f"model {model} is missing from the kkvision package;"
+                                f" reinstall it, or run {script}") from None
+    return cv2.dnn.readNetFromONNX(np.frombuffer(data, np.uint8))
+
+
+def scores(model: str, crops: list[np.ndarray]) -> np.ndarray:
+    """The network's raw output for a batch of single-channel crops (N, 1, h, w)."""
+    blob = np.stack(crops).astype(np.float32)[:, None]
+    with _LOCK:
+        net = _net(model)
+        net.setInput(blob)
+        return net.forward()
+
+
+def softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
