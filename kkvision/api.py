@@ -26,7 +26,7 @@ from .errors import InputImageError
 from .pipeline import Options, Result, read_input, solve_picture
 from .pipeline import solve_text as _solve_text
 from .solver import DEFAULT_TIME_LIMIT
-from .vision.picture import MAX_PIXELS, MIN_SIDE, decode
+from .vision.picture import MAX_PIXELS, check_size, decode
 
 __all__ = ["Result", "solve_image", "solve_text"]
 
@@ -55,11 +55,7 @@ def solve_text(text: str, fmt: str | None = None, *, time_limit: float = DEFAULT
 def _checked_array(image: Any, max_pixels: int) -> np.ndarray:
     if image.ndim not in (2, 3) or (image.ndim == 3 and image.shape[2] not in (3, 4)) or image.dtype != np.uint8:
         raise InputImageError("a picture array must be uint8, grey (h, w) or colour (h, w, 3 or 4)")
-    h, w = image.shape[:2]
-    if h * w > max_pixels:
-        raise InputImageError(f"picture too large ({h * w / 1e6:.0f} MP; limit {max_pixels / 1e6:g} MP)")
-    if min(h, w) < MIN_SIDE:
-        raise InputImageError(f"picture too small to hold a puzzle ({w}x{h} px)")
+    check_size("picture", image.shape[1], image.shape[0], max_pixels, raise_with="max_pixels=")
     if image.ndim == 3 and image.shape[2] == 4:
         import cv2
 

@@ -144,20 +144,11 @@ def versions() -> str:
             f" tesseract {ocr.version() or 'not installed'})")
 
 
-def _free_name(base: Path, kind: str) -> Path:
-    """INPUT.<kind>.png, or INPUT.<kind>-2.png ... if that exists: never overwrite."""
-    stem = base.with_suffix("")
-    candidate = stem.parent / f"{stem.name}.{kind}.png"
-    k = 2
-    while candidate.exists():
-        candidate = stem.parent / f"{stem.name}.{kind}-{k}.png"
-        k += 1
-    return candidate
-
-
 def _output_path(args: argparse.Namespace, kind: str) -> Path:
     if args.output is None:
-        return _free_name(args.input, kind)
+        from .batch import free_name
+
+        return free_name(args.input.parent, args.input.stem, kind)
     if args.output.exists() or args.output.resolve() == args.input.resolve():
         raise OutputExists(f"{args.output} exists; kkvision never overwrites files: choose another -o")
     return args.output

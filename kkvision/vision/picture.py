@@ -29,13 +29,7 @@ FORMATS = "png, jpeg, bmp, tiff, webp, gif"
 
 def decode(path: Path, data: bytes, max_pixels: int = MAX_PIXELS) -> np.ndarray:
     """The picture as a BGR array; InputImageError (exit 3) for anything else."""
-    width, height = declared_size(path, data)
-    if width * height > max_pixels:
-        raise InputImageError(f"{path}: image too large ({width * height / 1e6:.0f} MP; limit"
-                              f" {max_pixels / 1e6:g} MP, --max-pixels to raise)")
-    if min(width, height) < MIN_SIDE:
-        raise InputImageError(f"{path}: image too small to hold a puzzle ({width}x{height} px;"
-                              f" at least {MIN_SIDE} px a side)")
+    check_size(str(path), *declared_size(path, data), max_pixels)
     import cv2
 
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)  # kkvision reports failures, once
@@ -46,9 +40,20 @@ def decode(path: Path, data: bytes, max_pixels: int = MAX_PIXELS) -> np.ndarray:
             image = None
     if image is None or image.size == 0:
         raise InputImageError(f"{path}: not an image kkvision can decode ({FORMATS}), or a damaged one")
-    if min(image.shape[:2]) < MIN_SIDE:
-        raise InputImageError(f"{path}: image too small to hold a puzzle ({image.shape[1]}x{image.shape[0]} px)")
+    check_size(str(path), image.shape[1], image.shape[0], max_pixels)
     return image
+
+
+def check_size(name: str, width: int, height: int, max_pixels: int = MAX_PIXELS,
+               raise_with: str = "--max-pixels") -> None:
+    """InputImageError unless a picture of this size may hold a puzzle and be read
+    within the pixel limit (`raise_with`: how the caller raises the limit)."""
+    if width * height > max_pixels:
+        raise InputImageError(f"{name}: image too large ({width * height / 1e6:.0f} MP; limit"
+                              f" {max_pixels / 1e6:g} MP, {raise_with} to raise)")
+    if min(width, height) < MIN_SIDE:
+        raise InputImageError(f"{name}: image too small to hold a puzzle ({width}x{height} px;"
+                              f" at least {MIN_SIDE} px a side)")
 
 
 def declared_size(path: Path, data: bytes) -> tuple[int, int]:
