@@ -74,6 +74,19 @@ def read_page(image: np.ndarray, name: str, opts: Options) -> list[Reading | Kkv
     return out
 
 
+def _cages_and_labels(square: np.ndarray, geom: GridGeometry, opts: Options, trace: dict
+                      ) -> tuple[CageLayout, dict, tuple[ClueReading, ...]]:
+    """The cage layout (agreed with where labels are), every cell's label
+    reading, and each cage's label (the user's --label where given)."""
+    layout, _ = find_cages(square, geom)
+    cells = read_cells(square, geom)
+    layout = agree_with_labels(layout, cells)
+    trace["layout"] = layout
+    clues = given_labels(read_clues(square, geom, layout, cells, opts.ocr), opts.labels)
+    trace["clues"] = clues
+    return layout, cells, clues
+
+
 def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: str, opts: Options,
               trace: dict | None = None) -> Reading:
     """What was read from one grid found in the picture."""
@@ -81,17 +94,10 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
     trace = {} if trace is None else trace
     trace["geometry"] = geom
     log.info("%s: %dx%d grid found", path, geom.size, geom.size)
-    layout = None
-    clues = None
     try:
-        layout, _ = find_cages(square, geom)
-        cells = read_cells(square, geom)
-        layout = agree_with_labels(layout, cells)
-        trace["layout"] = layout
-        log.info("%s: %d cages", path, len(layout.cages))
         before = ocr.PROCESSES
-        clues = given_labels(read_clues(square, geom, layout, cells, opts.ocr), opts.labels)
-        trace["clues"] = clues
+        layout, cells, clues = _cages_and_labels(square, geom, opts, trace)
+        log.info("%s: %d cages", path, len(layout.cages))
         log.info("%s: labels read (%s) with %d tesseract process(es): %s", path, opts.ocr,
                  ocr.PROCESSES - before, " ".join(c.text or "?" for c in clues))
         with time_budget(opts.time_limit):  # one --time-limit for all the solver runs of this picture
@@ -104,7 +110,7 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
         if opts.debug_dir is not None:
             from .debug import write_stages
 
-            write_stages(opts.debug_dir, image, geom, square, layout, clues)
+            write_stages(opts.debug_dir, image, geom, square, trace.get("layout"), trace.get("clues"))
     return Reading(geom, layout, clues, res.puzzle, res.solution, notes, res.labels, res.odds)
 
 
@@ -120,10 +126,7 @@ def read_as_read(image: np.ndarray, name: str, opts: Options) -> AsRead:
     """Every cage with the most probable clue its label can be (None where no
     reading can be one), without asking for a solution."""
     geom, square = find_grid(image)
-    layout, _ = find_cages(square, geom)
-    cells = read_cells(square, geom)
-    layout = agree_with_labels(layout, cells)
-    clues = given_labels(read_clues(square, geom, layout, cells, opts.ocr), opts.labels)
+    _, _, clues = _cages_and_labels(square, geom, opts, {})
     out = []
     for rd in clues:
         best = next(((cage, p) for text, p in rd.texts if (cage := clue_for(text, rd.cells, geom.size))), None)
