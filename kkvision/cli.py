@@ -155,14 +155,16 @@ def _output_path(args: argparse.Namespace, kind: str) -> Path:
 
 
 def _write_image(args: argparse.Namespace, outcome: Result, picture: Any, kind: str,
-                 wrong: set[tuple[int, int]] | None = None, blank: set[tuple[int, int]] | None = None
-                 ) -> Path | None:
+                 wrong: set[tuple[int, int]] | None = None, blank: set[tuple[int, int]] | None = None,
+                 grid: Any = None) -> Path | None:
+    """The picture with `grid` (default: the solution) or the marks drawn in,
+    written as INPUT.<kind>.png or -o; None for a text input or --no-image."""
     if picture is None or args.no_image:
         return None
     from .render import draw_solution, save_image
 
     out = _output_path(args, kind)
-    picture = draw_solution(picture, outcome, outcome.solution, wrong, blank)
+    picture = draw_solution(picture, outcome, outcome.solution if grid is None else grid, wrong, blank)
     save_image(picture, out)
     return out
 
@@ -360,12 +362,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
     for hint in found:
         shown[hint.cell[0]][hint.cell[1]] = hint.digit
     partial = tuple(tuple(row) for row in shown)
-    image = None
-    if picture is not None and not args.no_image and found:
-        from .render import draw_solution, save_image
-
-        image = _output_path(args, "hint")
-        save_image(draw_solution(picture, outcome, partial), image)
+    image = _write_image(args, outcome, picture if found else None, "hint", grid=partial)
     if args.json:
         print(dump(record("hint", str(args.input), puzzle=outcome.puzzle, unique=True, notes=list(outcome.notes),
                           image=str(image) if image else None,
