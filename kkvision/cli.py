@@ -1,4 +1,4 @@
-"""Command line: `kkvision solve|check|convert`.  Errors are mapped to exit
+"""Command line: `kkvision solve|check|hint|convert`.  Errors are mapped to exit
 codes here and only here; a traceback is shown only with -v."""
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__, formats
-from .answers import check_answers, read_answers
 from .errors import (
     Ambiguous,
     ClueUnreadable,
@@ -30,13 +29,16 @@ from .errors import (
     Unsolvable,
     UsageError,
 )
-from .pipeline import OCR_ALIASES, OCR_ENGINES, Options, Result, read_input, run
-from .puzzle import cell_name
-from .report import dump, grid_text, record
+from .pipeline import Options, Outcome, Page, read_source
+from .puzzle import Puzzle
+from .report import dump, grid_text, outcome_record, record
+from .sources import Source, expand
+from .vision.stages import AsRead, GivenLabel
+from .vocab import LABEL_READERS, READER_ALIASES, Cell, canonical_label, cell_name, parse_cell
 
 log = logging.getLogger("kkvision")
 MAX_TIME_LIMIT = 3600.0  # seconds: --time-limit beyond an hour is surely a typo
-
+REFUSED = (Unsolvable, Ambiguous, UncertainReading, ClueUnreadable)  # readings convert writes as read
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
@@ -44,28 +46,36 @@ def _parser() -> argparse.ArgumentParser:
         description="Solve KenKen / Calcudoku puzzles from photos, scans, screenshots or text.",
         epilog="Exit codes: " + ", ".join(f"{c.value} {c.name.lower()}" for c in ExitCode),
     )
-    p.add_argument("--version", action="version", version=versions())
+    p.add_argument("--version", action=_Version, nargs=0, help="show the versions of kkvision and its engines, and exit")
     loudness(p)
     sub = p.add_subparsers(dest="command", required=True)
 
-    def common(sp: argparse.ArgumentParser) -> None:
+    def reading(sp: argparse.ArgumentParser) -> None:
+        """The options every command shares: how the input is read."""
         loudness(sp, default=argparse.SUPPRESS)
-        sp.add_argument("input", type=Path, help="image (png, jpg...) or puzzle text file; '-': standard input")
+        sp.add_argument("input", type=Path, help="image (png, jpg...), PDF page or puzzle text file; '-': standard input")
         sp.add_argument("--format", choices=formats.FORMATS, help="text format (default: detect)")
-        sp.add_argument("--time-limit", type=float, default=20.0,
-                        help=f"solver seconds, more than 0 and at most {MAX_TIME_LIMIT:g} (default 20)")
-        sp.add_argument("--max-pixels", type=int, default=50_000_000,
-                        help="refuse pictures declaring more pixels than this, before decoding (default 50 MP)")
-        sp.add_argument("--debug-dir", type=Path, help="write each vision stage's picture here")
-        sp.add_argument("--ocr", choices=OCR_ENGINES + tuple(OCR_ALIASES), default="model",
+        sp.add_argument("--ocr", choices=LABEL_READERS + tuple(READER_ALIASES), default=LABEL_READERS[0],
                         help="label reader: the shipped label model (model, the default), or the model with"
                              " tesseract as a second witness of the digits (tesseract: slower, measured no better)")
-        sp.add_argument("--json", action="store_true", help="print JSON instead of text")
-        sp.add_argument("--label", action="append", metavar="CELL=LABEL",
+        sp.add_argument("--puzzle", type=int, metavar="N",
+                        help="only the N-th puzzle of a picture holding several (numbered in reading order)")
+        sp.add_argument("--label", action="append", metavar="[N:]CELL=LABEL",
                         help="use this label for the cage starting at CELL instead of what was read"
-                             " (e.g. --label B3=12+; repeatable)")
+                             " (e.g. --label B3=12+, or 2:B3=12x for the second puzzle of a page; repeatable)")
+        sp.add_argument("--json", action="store_true", help="print JSON records instead of text")
+        sp.add_argument("--max-pixels", type=int, default=50_000_000,
+                        help="refuse pictures declaring more pixels than this, before decoding (default 50 MP)")
+        sp.add_argument("--dpi", type=int, default=300, help="PDF pages are rasterised at this resolution (300)")
+
+    def common(sp: argparse.ArgumentParser) -> None:
+        reading(sp)
+        sp.add_argument("--time-limit", type=float, default=20.0,
+                        help=f"solver seconds, more than 0 and at most {MAX_TIME_LIMIT:g} (default 20)")
+        sp.add_argument("--debug-dir", type=Path, help="write each vision stage's picture here")
         sp.add_argument("-o", "--output", type=Path,
-                        help="image to write (default INPUT.solved.png / INPUT.checked.png beside the input)")
+                        help="image to write (default INPUT.solved.png, INPUT.checked.png or INPUT.hint.png"
+                             " beside the input)")
         sp.add_argument("--no-image", action="store_true", help="do not write an output image")
 
     s = sub.add_parser("solve", help="solve puzzles and print (and draw) the solutions")
@@ -75,7 +85,6 @@ def _parser() -> argparse.ArgumentParser:
                         " (a failed one does not stop the rest; the exit code is the first failure's)")
     s.add_argument("--output-dir", type=Path, help="write the output pictures here, named after their inputs")
     s.add_argument("--jobs", type=int, default=0, help="inputs solved at once (default: the number of cores)")
-    s.add_argument("--dpi", type=int, default=300, help="PDF pages are rasterised at this resolution (300)")
     s.add_argument("--report", type=Path, help="a row per input to this new file: .csv, or JSON Lines otherwise")
     c = sub.add_parser("check", help="compare your answers with the solution, mark wrong cells")
     common(c)
@@ -86,15 +95,18 @@ def _parser() -> argparse.ArgumentParser:
     common(h)
     h.add_argument("--cells", type=int, default=1, help="how many cells to reveal (default 1)")
     v = sub.add_parser("convert", help="print a puzzle (text or image) in another text format")
-    loudness(v, default=argparse.SUPPRESS)
-    v.add_argument("input", type=Path)
-    v.add_argument("--format", choices=formats.FORMATS, help="input text format (default: detect)")
+    reading(v)
     v.add_argument("--to", choices=formats.FORMATS, required=True)
-    v.add_argument("--ocr", choices=OCR_ENGINES + tuple(OCR_ALIASES), default="model")
-    v.add_argument("--json", action="store_true", help="print a JSON record holding the converted text")
-    v.add_argument("--label", action="append", metavar="CELL=LABEL",
-                   help="use this label for the cage starting at CELL instead of what was read (repeatable)")
     return p
+
+
+class _Version(argparse.Action):
+    """--version: the engines' versions are looked up only when asked for."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        print(versions())
+        parser.exit()
 
 
 class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
@@ -144,49 +156,27 @@ def versions() -> str:
             f" tesseract {ocr.version() or 'not installed'})")
 
 
-def _output_path(args: argparse.Namespace, kind: str) -> Path:
-    if args.output is None:
-        from .batch import free_name
-
-        return free_name(args.input.parent, args.input.stem, kind)
-    if args.output.exists() or args.output.resolve() == args.input.resolve():
-        raise OutputExists(f"{args.output} exists; kkvision never overwrites files: choose another -o")
-    return args.output
-
-
-def _write_image(args: argparse.Namespace, outcome: Result, picture: Any, kind: str,
-                 wrong: set[tuple[int, int]] | None = None, blank: set[tuple[int, int]] | None = None,
-                 grid: Any = None) -> Path | None:
-    """The picture with `grid` (default: the solution) or the marks drawn in,
-    written as INPUT.<kind>.png or -o; None for a text input or --no-image."""
-    if picture is None or args.no_image:
-        return None
-    from .render import draw_solution, save_image
-
-    out = _output_path(args, kind)
-    picture = draw_solution(picture, outcome, outcome.solution if grid is None else grid, wrong, blank)
-    save_image(picture, out)
-    return out
-
-
 def _options(args: argparse.Namespace) -> Options:
     return Options(fmt=args.format, time_limit=getattr(args, "time_limit", 20.0),
-                   debug_dir=getattr(args, "debug_dir", None), ocr=OCR_ALIASES.get(args.ocr, args.ocr),
-                   max_pixels=getattr(args, "max_pixels", 50_000_000),
-                   labels=tuple(parse_label(text) for text in getattr(args, "label", None) or ()))
+                   debug_dir=getattr(args, "debug_dir", None), ocr=READER_ALIASES.get(args.ocr, args.ocr),
+                   max_pixels=args.max_pixels, puzzle=args.puzzle,
+                   labels=tuple(parse_label(text) for text in args.label or ()))
 
 
-LABEL_ARG = re.compile(r"^([A-Za-z])(\d{1,2})=(\d{1,12})([-+*/x×÷−]?)$")
+LABEL_ARG = re.compile(r"^\s*(?:(\d{1,3})\s*:)?\s*([A-Za-z]\d{1,2})\s*=\s*(.+?)\s*$")
 
 
-def parse_label(text: str) -> tuple[tuple[int, int], str]:
-    """'B3=12+' -> ((2, 1), '12+'): the first cell of a cage (column letter, row
-    number) and its label; x × ÷ − are read as * * / -."""
-    m = LABEL_ARG.match(text.strip())
-    if not m:
-        raise UsageError(f"--label {text!r}: write it as CELL=LABEL, e.g. B3=12+ or A1=3 (column letter, row number)")
-    op = {"x": "*", "×": "*", "÷": "/", "−": "-"}.get(m[4], m[4])
-    return (int(m[2]) - 1, ord(m[1].upper()) - ord("A")), m[3] + op
+def parse_label(text: str) -> GivenLabel:
+    """'B3=12+' -> the label 12+ for the cage whose first cell is B3 (column
+    letter, row number); '2:B3=12x' the same on the page's second puzzle; every
+    operator spelling of vocab.SPELLINGS (x X × ÷ − – —) is read."""
+    m = LABEL_ARG.match(text)
+    cell = parse_cell(m[2]) if m else None
+    label = canonical_label(m[3]) if m else None
+    if m is None or cell is None or label is None or (m[1] is not None and int(m[1]) < 1):
+        raise UsageError(f"--label {text!r}: write it as CELL=LABEL, e.g. B3=12+ or A1=3 (column letter, row"
+                         " number), or N:CELL=LABEL for the N-th puzzle of a page")
+    return GivenLabel(cell, label, int(m[1]) if m[1] else None)
 
 
 def _check_args(args: argparse.Namespace) -> None:
@@ -201,6 +191,11 @@ def _check_args(args: argparse.Namespace) -> None:
         raise UsageError("--cells must be 1 or more")
     if getattr(args, "jobs", 0) < 0 or not 20 <= getattr(args, "dpi", 300) <= 1200:
         raise UsageError("--jobs must be 0 (the number of cores) or more, and --dpi within 20..1200")
+    if args.puzzle is not None and args.puzzle < 1:
+        raise UsageError("--puzzle counts from 1 (the first puzzle of the page in reading order)")
+    for label in map(parse_label, args.label or ()):
+        if args.puzzle is not None and label.puzzle not in (None, args.puzzle):
+            raise UsageError(f"--label {label}: --puzzle {args.puzzle} reads only puzzle {args.puzzle}")
     output_dir = getattr(args, "output_dir", None)
     if output_dir is not None and not output_dir.is_dir():
         raise InputError(f"--output-dir {output_dir}: no such folder")
@@ -223,7 +218,6 @@ def cmd_solve(args: argparse.Namespace) -> int:
     """Every input (files, folders, PDF and TIFF pages, standard input) solved;
     several in a process pool with a summary; the first failure's exit code."""
     from .batch import Task, run_batch
-    from .inputs import expand
 
     sources = expand([args.input, *args.more], args.dpi)
     several = len(sources) > 1 or args.input.is_dir() or args.input.suffix.lower() == ".pdf"
@@ -308,119 +302,197 @@ def _open_report(path: Path | None) -> Any:
     return write
 
 
-def cmd_check(args: argparse.Namespace) -> int:
-    """The user's answers (a text file, or read from the picture's cells) against the solution."""
-    outcome, picture = run(args.input, _options(args))
-    for note in outcome.notes:
-        log.warning("%s", note)
-    unsure: tuple[tuple[int, int], ...] = ()
-    if args.answers is not None:
-        try:
-            text = read_input(args.answers).decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise InputError(f"{args.answers}: the answers are not a text file") from None
-        answers = read_answers(text, outcome.puzzle.size)
-    elif picture is None:
-        raise UsageError("check a puzzle text against an answers file: kkvision check PUZZLE ANSWERS")
-    else:
-        from .answers import written_answers
+def _source(args: argparse.Namespace) -> Source:
+    """The one picture or text that check, hint and convert take."""
+    sources = expand([args.input], args.dpi)
+    if len(sources) != 1:
+        raise UsageError(f"{args.input}: {len(sources)} pictures or pages; {args.command} takes one"
+                         " (solve takes any number)")
+    return sources[0]
 
-        answers, unsure = written_answers(picture, outcome.geometry)
-    result = check_answers(outcome.puzzle, outcome.solution, answers)
-    blank = tuple(c for c in result.blank if c not in unsure)
-    image = _write_image(args, outcome, picture, "checked", set(result.wrong), set(blank))
+
+def _each(args: argparse.Namespace, page: Page, outcome: Outcome) -> str:
+    """Before one puzzle's output: its header on a page of several; '' or 'NAME #K: ' for messages."""
+    if outcome.index is None:
+        return ""
+    if not args.json:
+        print(f"== {page.name} #{outcome.index}")
+    return f"{page.name} #{outcome.index}: "
+
+
+def _failed(args: argparse.Namespace, page: Page, outcome: Outcome, where: str) -> int:
+    """A puzzle that could not be read or solved: its error on stderr (and its record with --json)."""
+    assert outcome.error is not None
+    print(f"kkvision: error: {where}{outcome.error.message}", file=sys.stderr)
     if args.json:
-        print(dump(record("check", str(args.input), exit_code=0 if result.ok else ExitCode.ANSWERS_WRONG,
-                          puzzle=outcome.puzzle, solution=outcome.solution, unique=outcome.unique,
-                          notes=list(outcome.notes) + ([f"unsure cells: {', '.join(map(cell_name, unsure))}"]
-                                                       if unsure else []),
-                          image=str(image) if image else None,
-                          wrong=[list(c) for c in result.wrong], blank=[list(c) for c in blank]), False))
-    else:
-        print(grid_text(result.answers, set(result.wrong)))
-        print(f"{len(result.wrong)} wrong, {len(blank)} blank"
-              + (f", {len(unsure)} unsure ({', '.join(map(cell_name, unsure))}: not read surely, not judged)"
-                 if unsure else "")
-              + ("; the grid is complete" if not blank and not unsure else "")
-              + (" (wrong cells are marked with !)" if result.wrong else ""))
+        print(dump(outcome_record(args.command, page.name, outcome), False))
+    return int(outcome.error.exit_code)
+
+
+def _unique(outcome: Outcome) -> Outcome:
+    """check and hint need the one solution: a puzzle with several is refused (exit 8)."""
+    if outcome.result is None:
+        return outcome
+    try:
+        outcome.result.unique_or_raise()
+    except KkvisionError as exc:
+        return replace(outcome, result=None, error=exc)
+    return outcome
+
+
+def _picture(args: argparse.Namespace, page: Page, source: Source, kind: str, drawings: list[Any]) -> Path | None:
+    """The command's output picture (all puzzles' drawings in one), unless --no-image or a text."""
+    if page.picture is None or args.no_image or not drawings:
+        return None
+    from .batch import write_picture
+
+    return write_picture(page.picture, list(page.outcomes), source, kind, args.output, None, drawings)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """The user's answers (a text file, or read from the picture's cells) against each puzzle's solution."""
+    from .answers import CheckResult, check_answers, read_answers, written_answers
+    from .render import Drawing
+    from .sources import read_text
+
+    source = _source(args)
+    page = read_source(source, _options(args), args.dpi)
+    if args.answers is None and page.picture is None:
+        raise UsageError("check a puzzle text against an answers file: kkvision check PUZZLE ANSWERS")
+    if args.answers is not None and len(page.outcomes) > 1:
+        raise UsageError(f"{page.name} holds {len(page.outcomes)} puzzles and an answers file is for one:"
+                         " name it with --puzzle N")
+    typed = read_text(args.answers) if args.answers is not None else None
+    checked: list[tuple[Outcome, CheckResult | None, tuple[Cell, ...]]] = []
+    drawings = []
+    for outcome in map(_unique, page.outcomes):
+        result = outcome.result
+        if result is None:
+            checked.append((outcome, None, ()))
+            continue
+        unsure: tuple[Cell, ...] = ()
+        if typed is not None:
+            answers = read_answers(typed, result.puzzle.size)
+        else:
+            assert page.picture is not None and result.geometry is not None
+            answers, unsure = written_answers(page.picture, result.geometry)
+        verdict = check_answers(result.puzzle, result.solution, answers)
+        checked.append((outcome, verdict, unsure))
+        if result.geometry is not None:
+            drawings.append(Drawing(result.geometry, result.solution, result.labels, check=True,
+                                    wrong=frozenset(verdict.wrong), blank=frozenset(set(verdict.blank) - set(unsure))))
+    image = _picture(args, page, source, "checked", drawings)
+    code = 0
+    for outcome, check, unsure in checked:
+        where = _each(args, page, outcome)
+        if check is None:
+            code = code or _failed(args, page, outcome, where)
+            continue
+        assert outcome.result is not None
+        for note in outcome.result.notes:
+            log.warning("%s%s", where, note)
+        blank = tuple(c for c in check.blank if c not in unsure)
+        if args.json:
+            print(dump(outcome_record("check", page.name, outcome, exit_code=0 if check.ok else ExitCode.ANSWERS_WRONG,
+                                      image=str(image) if image else None,
+                                      notes=list(outcome.result.notes) + ([f"unsure cells: {', '.join(map(cell_name, unsure))}"]
+                                                                          if unsure else []),
+                                      wrong=[list(c) for c in check.wrong], blank=[list(c) for c in blank]),
+                       False))
+        else:
+            print(grid_text(check.answers, set(check.wrong)))
+            print(f"{len(check.wrong)} wrong, {len(blank)} blank"
+                  + (f", {len(unsure)} unsure ({', '.join(map(cell_name, unsure))}: not read surely, not judged)"
+                     if unsure else "")
+                  + ("; the grid is complete" if not blank and not unsure else "")
+                  + (" (wrong cells are marked with !)" if check.wrong else ""))
+        code = code or (ExitCode.OK if check.ok else ExitCode.ANSWERS_WRONG)
     if image:
         log.warning("wrong cells marked in %s", image)
-    return ExitCode.OK if result.ok else ExitCode.ANSWERS_WRONG
+    return code
 
 
 def cmd_hint(args: argparse.Namespace) -> int:
-    """A few cells that follow from the clues by the simplest reasoning, with the reason for each."""
+    """For each puzzle, a few cells that follow from the clues by the simplest reasoning, with the reason for each."""
     from .hints import hints
+    from .render import Drawing
 
-    outcome, picture = run(args.input, _options(args))
-    for note in outcome.notes:
-        log.warning("%s", note)
-    if not outcome.unique:
-        raise Ambiguous("this puzzle has more than one solution: no hint can be sure")
-    found = hints(outcome.puzzle, outcome.solution, args.cells)
-    shown = [[0] * outcome.puzzle.size for _ in range(outcome.puzzle.size)]
-    for hint in found:
-        shown[hint.cell[0]][hint.cell[1]] = hint.digit
-    partial = tuple(tuple(row) for row in shown)
-    image = _write_image(args, outcome, picture if found else None, "hint", grid=partial)
-    if args.json:
-        print(dump(record("hint", str(args.input), puzzle=outcome.puzzle, unique=True, notes=list(outcome.notes),
-                          image=str(image) if image else None,
-                          hints=[{"cell": cell_name(h.cell), "digit": h.digit, "reason": h.reason} for h in found]),
-                   False))
-    else:
-        for hint in found:
-            print(f"{cell_name(hint.cell)} = {hint.digit}: {hint.reason}")
-        if not found:
-            print("no cell follows from the clues by the simplest reasoning")
+    source = _source(args)
+    page = read_source(source, _options(args), args.dpi)
+    found = []
+    for outcome in map(_unique, page.outcomes):
+        result = outcome.result
+        found.append((outcome, hints(result.puzzle, result.solution, args.cells) if result is not None else []))
+    drawings = []
+    for outcome, cells in found:
+        if outcome.result is not None and outcome.result.geometry is not None and cells:
+            shown = [[0] * outcome.result.puzzle.size for _ in range(outcome.result.puzzle.size)]
+            for hint in cells:
+                shown[hint.cell[0]][hint.cell[1]] = hint.digit
+            drawings.append(Drawing(outcome.result.geometry, tuple(map(tuple, shown)), outcome.result.labels))
+    image = _picture(args, page, source, "hint", drawings)
+    code = 0
+    for outcome, cells in found:
+        where = _each(args, page, outcome)
+        if outcome.result is None:
+            code = code or _failed(args, page, outcome, where)
+            continue
+        for note in outcome.result.notes:
+            log.warning("%s%s", where, note)
+        if args.json:
+            print(dump(outcome_record("hint", page.name, outcome, solution=None, image=str(image) if image else None,
+                                      hints=[{"cell": cell_name(h.cell), "digit": h.digit, "reason": h.reason}
+                                             for h in cells]), False))
+        else:
+            for hint in cells:
+                print(f"{cell_name(hint.cell)} = {hint.digit}: {hint.reason}")
+            if not cells:
+                print("no cell follows from the clues by the simplest reasoning")
     if image:
         log.warning("hint drawn into %s", image)
-    return ExitCode.OK
+    return code
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    opts = Options(fmt=args.format, ocr=OCR_ALIASES.get(args.ocr, args.ocr),
-                   labels=tuple(parse_label(t) for t in args.label or ()))
-    try:
-        outcome, _ = run(args.input, opts)
-        puzzle, notes = outcome.puzzle, list(outcome.notes)
-        unsure: list[dict[str, Any]] = []
-        text = formats.write(puzzle, args.to)
-    except (Unsolvable, Ambiguous, UncertainReading, ClueUnreadable) as exc:
-        text, puzzle, unsure = _as_read(args, opts, exc)  # a picture's puzzle, as read, for the user to edit
-        notes = [f"written as read: {exc.message}"]
-        log.warning("%s: written as read (%s); edit it and run kkvision solve on the text", args.input,
-                    exc.message.split(";")[0])
-    if args.json:
-        print(dump(record("convert", str(args.input), puzzle=puzzle, notes=notes, text=text,
-                          labels=unsure or None), False))
-    else:
-        print(text, end="")
-    return ExitCode.OK
+    """Each puzzle in another text format; a refused picture's puzzle as its labels were read."""
+    page = read_source(_source(args), _options(args), args.dpi)
+    code = 0
+    for outcome in page.outcomes:
+        where = _each(args, page, outcome)
+        puzzle: Puzzle | None
+        if outcome.result is not None:
+            text, puzzle, notes = formats.write(outcome.result.puzzle, args.to), outcome.result.puzzle, list(outcome.result.notes)
+            unsure: list[dict[str, Any]] = []
+        elif outcome.seen is not None and isinstance(outcome.error, REFUSED):
+            text, puzzle, unsure = _as_read(outcome.seen, args.to, where or f"{page.name}: ")
+            notes = [f"written as read: {outcome.error.message}"]
+            log.warning("%swritten as read (%s); edit it and run kkvision solve on the text", where or f"{page.name}: ",
+                        outcome.error.message.split(";")[0])
+        else:
+            code = code or _failed(args, page, outcome, where)
+            continue
+        if args.json:
+            print(dump(record("convert", page.name, puzzle=puzzle, notes=notes, text=text, labels=unsure or None,
+                              index=outcome.index), False))
+        else:
+            print(text, end="")
+    return code
 
 
-def _as_read(args: argparse.Namespace, opts: Options, why: KkvisionError) -> tuple[str, Any, list[dict[str, Any]]]:
-    """The puzzle in a picture as its labels were read: the text in --to format
+def _as_read(seen: AsRead, to: str, where: str) -> tuple[str, Puzzle | None, list[dict[str, Any]]]:
+    """A picture's puzzle as its labels were read: the text in `to` format
     (JSON when a label could not be read at all: its op and target are null),
     the Puzzle when one can be made, and the unsure labels."""
-    from .pipeline import is_image
-    from .puzzle import Puzzle
-    from .vision import decode, read_as_read
-
-    data = read_input(args.input)
-    if not is_image(args.input, data):
-        raise why  # a text puzzle: it says what it says
-    seen = read_as_read(decode(args.input, data, opts.max_pixels), str(args.input), opts)
     unsure = [{"cell": cell_name(cells[0]), "used": cage.label if cage else None, "used_probability": round(p, 4),
                "how": "unsure" if cage else "not read"} for cells, cage, p in seen.cages if cage is None or p < 0.9]
     try:
         puzzle = Puzzle(seen.size, tuple(cage for _, cage, _ in seen.cages if cage is not None))
         if len(puzzle.cages) == len(seen.cages):
-            return formats.write(puzzle, args.to), puzzle, unsure
+            return formats.write(puzzle, to), puzzle, unsure
     except KkvisionError:
         pass
-    if args.to != "json":
-        raise UsageError(f"some labels of {args.input} could not be read as a puzzle ("
+    if to != "json":
+        raise UsageError(f"{where}some labels could not be read as a puzzle ("
                          + ", ".join(u["cell"] for u in unsure if u["used"] is None)
                          + "): convert it --to json, fill them in, and run kkvision solve on that file")
     cages = [{"op": cage.op if cage else None, "target": cage.target if cage else None,

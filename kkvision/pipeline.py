@@ -1,45 +1,39 @@
-"""kkvision's whole job, top to bottom.
+"""kkvision's whole job for one source, top to bottom.
 
-file  -> read_input (regular file, size) -> image or text?
-text  -> formats.read -> Puzzle -> solver.solve -> Result
-image -> vision.decode (header limits) -> vision.read_picture:
-         grid.find_grid -> cages.find_cages -> clues.read_cells -> agree.agree_with_labels
-         -> clues.read_clues -> reading.resolve -> borders.check_borders -> Result
-(the CLI then draws the Result onto the picture: render.draw_solution)
-solve_text and solve_picture are the library API's engine (kkvision.api).
+source -> sources.load: a puzzle text or a decoded picture (said once, there)
+text    -> formats.read -> Puzzle -> solver.solve -> one Outcome
+picture -> vision.read_page: every puzzle grid in reading order, each
+           grid -> cages -> labels -> reading (+ borders) -> an Outcome
+           (a Result, or the error that stopped that puzzle and what was read)
+-> a Page: the outcomes, and the picture for drawing the answers onto.
+
+Every command (solve, check, hint, convert), the library (kkvision.api) and
+the web server go through read_source; they differ only in what they do
+with each Outcome.
 """
 
 from __future__ import annotations
 
-import stat
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+
+import numpy as np
 
 from . import formats
-from .errors import InputError, InputImageError, KkvisionError
+from .errors import Ambiguous, KkvisionError
 from .puzzle import Grid, Puzzle
-from .solver import DEFAULT_TIME_LIMIT, solve
-
-MAX_FILE_BYTES = 200_000_000  # an input file's size limit (a 50 MP PNG is at most ~150 MB)
-MAX_TEXT_BYTES = 1_000_000  # a puzzle text's size limit (a 12x12 puzzle in any format is a few KB)
-IMAGE_MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"BM", b"II*\x00", b"MM\x00*", b"RIFF")
-# label readers: the shipped label network, or the network with tesseract as
-# a second witness of the digits (measured no better on real or synthetic
-# pictures, and 0.1-0.2 s slower: bench/)
-OCR_ENGINES = ("model", "tesseract")
-OCR_ALIASES = {"auto": "model", "glyphs": "model"}  # older names of the default reader
-IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".webp"}
+from .solver import solve
+from .sources import DEFAULT_DPI, Loaded, Source, load
+from .vision.picture import MAX_PIXELS
+from .vision.stages import AsRead, GridGeometry, LabelDecision, Reading, VisionOptions
 
 
 @dataclass(frozen=True)
-class Options:
-    fmt: str | None = None
-    time_limit: float = DEFAULT_TIME_LIMIT
-    debug_dir: Path | None = None
-    ocr: str = "model"  # label reader, one of OCR_ENGINES
-    max_pixels: int = 50_000_000  # pictures declaring more pixels are refused before decoding
-    labels: tuple[tuple[tuple[int, int], str], ...] = ()  # --label: (first cell of a cage, its text) given by the user
+class Options(VisionOptions):
+    """Everything a caller may ask; the vision's own part is VisionOptions."""
+
+    fmt: str | None = None  # the text format (None: detect)
+    max_pixels: int = MAX_PIXELS  # pictures declaring more pixels are refused before decoding
+    puzzle: int | None = None  # only this puzzle of a page (1-based); None: every one
 
 
 @dataclass(frozen=True)
@@ -50,52 +44,77 @@ class Result:
     solution: Grid
     unique: bool
     other: Grid | None = None  # a second grid when the puzzle has several (text puzzles)
-    labels: tuple[Any, ...] = ()  # pictures: vision.reading.LabelDecision per cage
+    labels: tuple[LabelDecision, ...] = ()  # pictures: each cage label's decision
     corners: tuple[tuple[float, float], ...] | None = None  # pictures: grid corners tl, tr, br, bl, in pixels
     odds: float | None = None  # pictures: nats by which the answer beats any reading with another solution
     notes: tuple[str, ...] = ()
-    geometry: Any = field(default=None, compare=False, repr=False)  # pictures: for drawing onto them
+    geometry: GridGeometry | None = field(default=None, compare=False, repr=False)  # pictures: where the grid is
+
+    def unique_or_raise(self) -> Result:
+        """This result, or Ambiguous when the puzzle has several solutions."""
+        if not self.unique:
+            assert self.other is not None
+            differ = sum(a != b for ra, rb in zip(self.solution, self.other) for a, b in zip(ra, rb))
+            raise Ambiguous(f"this puzzle has more than one solution (two of them differ in {differ} cells);"
+                            " if it was read from an image, check the cages and clues with --debug-dir")
+        return self
 
 
-def is_image(path: Path, data: bytes) -> bool:
-    return data.startswith(IMAGE_MAGIC) or path.suffix.lower() in IMAGE_SUFFIXES
+@dataclass(frozen=True)
+class Outcome:
+    """One puzzle of a source: its Result, or the error that stopped it."""
+
+    result: Result | None = None
+    error: KkvisionError | None = None
+    index: int | None = None  # 1-based place among the page's puzzles; None when the source holds one
+    seen: AsRead | None = None  # a refused picture's puzzle as its labels were read (convert writes it)
+
+    def __post_init__(self) -> None:
+        if (self.result is None) == (self.error is None):
+            raise ValueError("an Outcome holds a result or an error, one of them")
+
+    @property
+    def box(self) -> tuple[int, int, int, int] | None:
+        """The puzzle's bounding box in the picture: x0, y0, x1, y1."""
+        corners = self.result.corners if self.result else None
+        if not corners:
+            return None
+        xs, ys = [x for x, _ in corners], [y for _, y in corners]
+        return round(min(xs)), round(min(ys)), round(max(xs)), round(max(ys))
 
 
-def read_input(path: Path) -> bytes:
-    """The file's bytes: only a regular file, and no more than MAX_FILE_BYTES
-    (a device, a FIFO or a socket could be read without end)."""
-    try:
-        info = path.stat()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read it ({exc.strerror})") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise InputError(f"{path}: is a directory, not a puzzle file")
-    if not stat.S_ISREG(info.st_mode):
-        raise InputError(f"{path}: not a regular file (a device, pipe or socket); save it to a file first")
-    if info.st_size > MAX_FILE_BYTES:
-        raise InputError(f"{path}: file too large ({info.st_size / 1e6:.0f} MB; limit {MAX_FILE_BYTES / 1e6:g} MB)")
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read it ({exc.strerror})") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise InputError(f"{path}: file too large (over {MAX_FILE_BYTES / 1e6:g} MB)")
-    return data
+@dataclass(frozen=True)
+class Page:
+    """A source read: its puzzles' outcomes, and its picture (None for a text)."""
+
+    name: str
+    outcomes: tuple[Outcome, ...]
+    picture: np.ndarray | None = field(default=None, repr=False)
 
 
-def _text_of(path: Path, data: bytes) -> str:
-    if len(data) > MAX_TEXT_BYTES:
-        raise InputError(f"{path}: too large for a puzzle text ({len(data) / 1e6:.1f} MB; limit"
-                         f" {MAX_TEXT_BYTES / 1e6:g} MB), and not an image")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputImageError(
-            f"{path}: neither an image kkvision can decode nor a puzzle text file"
-        ) from None
+def read_source(source: Source, opts: Options, dpi: int = DEFAULT_DPI) -> Page:
+    """The source loaded and every puzzle in it read and solved (or refused).
+    Raises a KkvisionError only when nothing of it could be read (no such
+    file, not a picture, no grid at all, a --puzzle it does not hold)."""
+    return read_loaded(load(source, opts.max_pixels, dpi), opts)
+
+
+def read_loaded(loaded: Loaded, opts: Options) -> Page:
+    """The same for a source already loaded."""
+    if loaded.picture is None:
+        assert loaded.text is not None
+        try:
+            return Page(loaded.name, (Outcome(solve_text(loaded.text, opts)),))
+        except KkvisionError as exc:
+            return Page(loaded.name, (Outcome(error=exc),))
+    from .vision import read_page
+
+    count, read = read_page(loaded.picture, loaded.name, opts, opts.puzzle)
+    outcomes = tuple(
+        Outcome(_result(r), index=k if count > 1 else None) if isinstance(r, Reading)
+        else Outcome(error=r.error, index=k if count > 1 else None, seen=r.seen)
+        for k, r in read)
+    return Page(loaded.name, outcomes, loaded.picture)
 
 
 def solve_text(text: str, opts: Options) -> Result:
@@ -105,36 +124,6 @@ def solve_text(text: str, opts: Options) -> Result:
     return Result(puzzle, solution.grid, solution.unique, solution.other)
 
 
-def solve_picture(image: Any, opts: Options, name: str = "picture") -> Result:
-    """A decoded picture (BGR or grey numpy array), read and solved."""
-    from .vision import read_picture
-
-    return _result(read_picture(image, name, opts))
-
-
-def solve_page(image: Any, opts: Options, name: str = "picture") -> list[Result | KkvisionError]:
-    """Every puzzle in a decoded picture, in reading order: each one's Result,
-    or the error that stopped it (GridNotFound when there is no puzzle at all)."""
-    from .vision import read_page
-
-    return [r if isinstance(r, KkvisionError) else _result(r) for r in read_page(image, name, opts)]
-
-
-def _result(reading: Any) -> Result:
-    return Result(reading.puzzle, reading.solution.grid, reading.solution.unique, None, reading.labels,
-                  reading.geometry.corners, reading.odds, reading.notes, reading.geometry)
-
-
-def run(path: Path, opts: Options) -> tuple[Result, Any]:
-    """The puzzle in a file, image or text: the result, and the decoded picture (None for a text)."""
-    return run_data(path, read_input(path), opts)
-
-
-def run_data(path: Path, data: bytes, opts: Options) -> tuple[Result, Any]:
-    """The same for a file's bytes already read (standard input); `path` names it."""
-    if not is_image(path, data):
-        return solve_text(_text_of(path, data), opts), None
-    from .vision import decode
-
-    image = decode(path, data, opts.max_pixels)
-    return solve_picture(image, opts, str(path)), image
+def _result(reading: Reading) -> Result:
+    return Result(reading.puzzle, reading.grid, True, None, reading.labels, reading.geometry.corners,
+                  reading.odds, reading.notes, reading.geometry)

@@ -1,15 +1,4 @@
-"""The puzzle model: cages, puzzles, and cage arithmetic.
-
-Glossary (used throughout kkvision):
-  size    n, the grid is n x n and holds the digits 1..n
-  cell    (row, col), both 0-based, row 0 at the top
-  cage    a connected group of cells with an operator and a target
-  op      '+', '-', '*', '/', '=' (single cell, the target is the digit)
-          or '?' (hidden operator: any of + - * / that fits the cage)
-  target  the number printed in the cage's top-left cell
-  grid    a solution: tuple of n rows, each a tuple of n digits
-  anchor  a cage's top-left cell: first in row-major order, where the label is
-"""
+"""The puzzle model: cages, puzzles, and cage arithmetic (names: vocab.py's glossary)."""
 
 from __future__ import annotations
 
@@ -18,21 +7,9 @@ from functools import reduce
 from itertools import permutations
 
 from .errors import InvalidPuzzle
+from .vocab import MAX_SIZE, MIN_SIZE, OPS, Cell, cell_name, column_name, label_text
 
-OPS = ("+", "-", "*", "/", "=", "?")
-MIN_SIZE, MAX_SIZE = 3, 12
-
-Cell = tuple[int, int]
 Grid = tuple[tuple[int, ...], ...]
-
-
-def cell_name(cell: Cell) -> str:
-    """Spreadsheet-style name: column letter, row number ('A1' is top-left);
-    a cell outside any grid (in a bad puzzle's message) as (row, col), 0-based."""
-    r, c = cell
-    if not (0 <= c < 26 and 0 <= r < 10**6):
-        return f"(row {r}, col {c})"
-    return f"{chr(ord('A') + c)}{r + 1}"
 
 
 @dataclass(frozen=True)
@@ -72,7 +49,7 @@ class Cage:
 
     @property
     def label(self) -> str:
-        return str(self.target) if self.op == "=" else f"{self.target}{self.op}"
+        return label_text(self.op, self.target)
 
 
 @dataclass(frozen=True)
@@ -305,7 +282,7 @@ def check_grid(puzzle: Puzzle, grid: Grid) -> list[str]:
         if set(grid[i]) != digits:
             problems.append(f"row {i + 1} does not hold each of 1..{n} once")
         if {grid[r][i] for r in range(n)} != digits:
-            problems.append(f"column {chr(ord('A') + i)} does not hold each of 1..{n} once")
+            problems.append(f"column {column_name(i)} does not hold each of 1..{n} once")
     for cage in puzzle.cages:
         values = [grid[r][c] for r, c in cage.cells]
         if not satisfies(cage.op, cage.target, values):

@@ -13,8 +13,8 @@ follow the perspective, and a curved page cell by cell.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
@@ -22,7 +22,8 @@ from PIL import Image, ImageDraw, ImageFont
 
 from .errors import OutputExists
 from .puzzle import Grid
-from .vision.grid import SIDE
+from .vision.stages import SIDE, GridGeometry, LabelDecision
+from .vocab import Cell, label_display
 
 FONT_NAMES = ("DejaVuSans-Bold.ttf", "LiberationSans-Bold.ttf", "FreeSansBold.ttf")
 SOLUTION = (20, 70, 220, 255)  # RGBA
@@ -36,7 +37,19 @@ OUTPUT_FORMATS: dict[str, list[int]] = {
     ".png": [cv2.IMWRITE_PNG_COMPRESSION, 1], ".jpg": [cv2.IMWRITE_JPEG_QUALITY, 92],
     ".jpeg": [cv2.IMWRITE_JPEG_QUALITY, 92], ".webp": [cv2.IMWRITE_WEBP_QUALITY, 92],
 }
-DISPLAY_OPS = {"*": "×", "/": "÷", "-": "−", "?": ""}
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """What to draw onto one puzzle of a picture: digits (0: none), or with
+    `check` the marks of wrong and blank cells; and the labels taken otherwise."""
+
+    geometry: GridGeometry
+    grid: Grid
+    labels: tuple[LabelDecision, ...] = ()
+    check: bool = False  # draw the marks of wrong and blank cells instead of digits
+    wrong: frozenset[Cell] = frozenset()
+    blank: frozenset[Cell] = frozenset()
 
 
 def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
@@ -48,9 +61,8 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size)
 
 
-def _layer(reading: Any, grid: Grid, wrong: set[tuple[int, int]] | None,
-           blank: set[tuple[int, int]] | None = None) -> np.ndarray:
-    geom = reading.geometry
+def _layer(drawing: Drawing) -> np.ndarray:
+    geom, grid, wrong, blank = drawing.geometry, drawing.grid, drawing.wrong, drawing.blank
     n = geom.size
     layer = Image.new("RGBA", (SIDE, SIDE), (0, 0, 0, 0))
     d = ImageDraw.Draw(layer)
@@ -59,8 +71,8 @@ def _layer(reading: Any, grid: Grid, wrong: set[tuple[int, int]] | None,
         for c in range(n):
             x0, y0, x1, y1 = geom.cell_box(r, c)
             cx, cy = (x0 + x1) / 2, y0 + 0.62 * (y1 - y0)
-            if wrong is not None:
-                if blank and (r, c) in blank:
+            if drawing.check:
+                if (r, c) in blank:
                     m = 0.3 * (x1 - x0)
                     d.rectangle([x0 + m, y0 + m, x1 - m, y1 - m], outline=BLANK, width=max(2, SIDE // (90 * n)))
                 if (r, c) in wrong:
@@ -69,21 +81,19 @@ def _layer(reading: Any, grid: Grid, wrong: set[tuple[int, int]] | None,
                 continue
             if grid[r][c]:  # 0: a cell left empty (hints show only some cells)
                 d.text((cx, cy), str(grid[r][c]), font=font, fill=SOLUTION, anchor="mm")
-    _labels(d, reading)
+    _labels(d, geom, drawing.labels)
     return np.asarray(layer)
 
 
-def _labels(d: ImageDraw.ImageDraw, reading: Any) -> None:
+def _labels(d: ImageDraw.ImageDraw, geom: GridGeometry, labels: tuple[LabelDecision, ...]) -> None:
     """The reading used for each changed or unsure label, at the top right of
     its cell (the printed label is at the top left), in its own colour."""
-    geom = reading.geometry
     font = _font(int(0.2 * SIDE / geom.size))
-    for label in getattr(reading, "labels", ()):
+    for label in labels:
         if not label.unsure:
             continue
         x0, y0, x1, y1 = geom.cell_box(*label.used.anchor)
-        cage = label.used
-        text = str(cage.target) + ("" if cage.op == "=" else DISPLAY_OPS.get(cage.op, cage.op))
+        text = label_display(label.used.op, label.used.target)
         colour = UNSURE if label.how == "read" else CHANGED
         at = (x1 - 0.06 * (x1 - x0), y0 + 0.06 * (y1 - y0))
         box = d.textbbox(at, text, font=font, anchor="ra")
@@ -91,14 +101,19 @@ def _labels(d: ImageDraw.ImageDraw, reading: Any) -> None:
         d.text(at, text, font=font, fill=colour, anchor="ra")
 
 
-def draw_solution(image: np.ndarray, reading: Any, grid: Grid,
-                  wrong: set[tuple[int, int]] | None = None, blank: set[tuple[int, int]] | None = None
-                  ) -> np.ndarray:
-    """The original BGR image with the digits (or circles round wrong cells) drawn in."""
-    h, w = image.shape[:2]
-    geom = reading.geometry
-    layer = _layer(reading, grid, wrong, blank)
+def draw(image: np.ndarray, drawings: list[Drawing]) -> np.ndarray:
+    """A copy of the original picture (BGR, or grey) with each puzzle's drawing in it."""
     out = (image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)).copy()
+    for drawing in drawings:
+        _draw_one(out, drawing)
+    return out
+
+
+def _draw_one(out: np.ndarray, drawing: Drawing) -> None:
+    """The drawing's layer warped into the picture, cell by cell, in place."""
+    h, w = out.shape[:2]
+    geom = drawing.geometry
+    layer = _layer(drawing)
     n = geom.size
     for r in range(n):
         for c in range(n):
@@ -122,7 +137,6 @@ def draw_solution(image: np.ndarray, reading: Any, grid: Grid,
             alpha = back[..., 3][ink].astype(np.float32)[:, None] / 255.0
             roi = out[y0:y1, x0:x1]
             roi[ink] = (roi[ink] * (1 - alpha) + back[..., 2::-1][ink] * alpha).astype(np.uint8)  # RGBA -> BGR
-    return out
 
 
 def save_image(picture: np.ndarray, path: Path) -> None:

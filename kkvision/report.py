@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+import math
+from typing import TYPE_CHECKING, Any
 
 from .formats.jsonfmt import to_dict
 from .puzzle import Grid, Puzzle
+from .vocab import cell_name
+
+if TYPE_CHECKING:
+    from .pipeline import Outcome
+    from .vision.stages import LabelDecision
 
 
 def grid_text(grid: Grid, marks: set[tuple[int, int]] | None = None) -> str:
@@ -46,12 +52,31 @@ def dump(data: dict[str, Any], one_line: bool) -> str:
     return json.dumps(data, indent=None if one_line else 1)
 
 
-def labels_json(labels: Any) -> list[dict[str, Any]]:
+def outcome_record(command: str, input: str, outcome: Outcome, **extra: Any) -> dict[str, Any]:
+    """The record of one puzzle of a source: its answer, or why there is none;
+    a picture's puzzle with its place (index, box), labels and odds."""
+    where: dict[str, Any] = {} if outcome.index is None else {"index": outcome.index}
+    if outcome.error is not None:
+        return record(command, input, exit_code=outcome.error.exit_code, error=outcome.error.message, **where, **extra)
+    result = outcome.result
+    assert result is not None  # an Outcome holds one of the two
+    if result.geometry is not None:
+        box = outcome.box
+        where.update(labels=labels_json(result.labels), odds=odds_times(result.odds), box=list(box) if box else None)
+    fields = dict(solution=result.solution, unique=result.unique, notes=list(result.notes), **where)
+    fields.update(extra)
+    return record(command, input, puzzle=result.puzzle, **fields)
+
+
+def odds_times(nats: float | None) -> float | None:
+    """Odds in nats as 'times more probable' (None: no rival found within the search)."""
+    return None if nats is None or math.isinf(nats) else round(math.exp(nats), 1)
+
+
+def labels_json(labels: tuple[LabelDecision, ...]) -> list[dict[str, Any]]:
     """Each cage label read from a picture: what the reader saw first and how
     sure it was, the clue the answer uses, and whether that was 'read' as is,
-    'changed' to another of its readings, or 'not read' (solved without)."""
-    from .puzzle import cell_name
-
+    'changed' to another of its readings, 'not read' (solved without) or 'given'."""
     return [{"cell": cell_name(lb.cells[0]), "read": lb.read, "probability": round(lb.read_probability, 4),
              "used": lb.used.label, "used_probability": round(lb.used_probability, 4), "how": lb.how}
             for lb in labels]

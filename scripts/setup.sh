@@ -31,5 +31,5 @@ if [ ! -x .venv/bin/python ]; then
   }
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]' 2>&1 | grep -v '^WARNING: Location' || true
-.venv/bin/python -c "import kkvision, cv2, ortools, pytesseract" || { echo "setup: install failed" >&2; exit 1; }
+.venv/bin/python -c "import kkvision, cv2, ortools" || { echo "setup: install failed" >&2; exit 1; }
 echo "setup: ready (.venv/bin/kkvision)" >&2

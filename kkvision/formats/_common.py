@@ -12,23 +12,17 @@ import math
 import re
 
 from ..errors import InvalidPuzzle, UnknownFormat
-from ..puzzle import MAX_SIZE, MIN_SIZE, Cage, Puzzle
+from ..puzzle import Cage, Puzzle
+from ..vocab import MAX_DIGITS, MAX_SIZE, MIN_SIZE, SPELLINGS
 
-# Operator spellings seen in the wild, mapped to the model's operators.
-OP_ALIASES = {
-    "+": "+", "-": "-", "−": "-", "–": "-",
-    "*": "*", "x": "*", "X": "*", "×": "*",
-    "/": "/", "÷": "/", "%": "/",
-    "=": "=", "!": "=", "": "=", "?": "?",
-}
+# Every operator spelling (vocab.SPELLINGS), and the texts' own ways of saying
+# "a single cell's digit" ('=', '!', nothing) or "hidden" ('?'); '%' is the J
+# essay's division.
+OP_ALIASES = {**SPELLINGS, "%": "/", "=": "=", "!": "=", "": "=", "?": "?"}
 
 # The one-character spellings, as a regex character class for the readers' patterns.
 OP_CHARS = "[" + "".join(re.escape(k) for k in OP_ALIASES if len(k) == 1) + "]"
 
-# No KenKen number is longer: the largest product a 12x12 cage of 12 cells
-# could need is 12**12 = 8916100448256 (13 digits) but real targets are far
-# below that; 12 digits keeps int() cheap and messages short.
-MAX_DIGITS = 12
 _SHOWN = 40  # longest token quoted in a message
 
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..puzzle import Cell, cell_name
-from .cages import CageLayout, group, rows
+from ..vocab import Cell
+from .cages import group, rows
 from .clues import clue_for
-from .labels import LabelReading
+from .stages import BorderChange, CageLayout, LabelReading
 
 LABEL_SURE = 0.9  # a cell the label reader finds a label in this surely starts a cage
 EMPTY_SURE = 0.9  # a cage's first cell the reader finds empty this surely starts no cage
@@ -39,8 +39,7 @@ def agree_with_labels(layout: CageLayout, cells: dict[Cell, LabelReading]) -> Ca
             break
         kind, r, c, thick = fix
         (down if kind == "down" else right)[r, c] = thick
-        other = (r + 1, c) if kind == "down" else (r, c + 1)
-        changed.append(f"{cell_name((r, c))}|{cell_name(other)} {'border' if thick else 'no border'}")
+        changed.append(BorderChange((r, c), (r + 1, c) if kind == "down" else (r, c + 1), bool(thick)))
     if len(changed) == len(layout.changed):
         return layout
     cages = tuple(tuple(g) for g in group(n, right, down))

@@ -18,12 +18,12 @@ import math
 import numpy as np
 
 from ..errors import UncertainReading
-from ..puzzle import Cell, Grid, cell_name
+from ..puzzle import Grid
+from ..vocab import Cell, cell_name
 from .agree import agree_with_labels
-from .cages import CageLayout, group, rows
-from .clues import ClueReading
-from .labels import LabelReading
+from .cages import group, rows
 from .reading import MARGIN, MIN_PROBABILITY, best_reading
+from .stages import CageLayout, ClueReading, LabelReading
 
 SPREAD_FLOOR = 0.1  # log-ink spread of a class is never taken as less (a few edges give a poor estimate)
 FLIP_SEEN = 8.0  # nats: a border whose other call costs more is not reconsidered
@@ -81,7 +81,7 @@ def _unsure(layout: CageLayout) -> list[tuple[float, str, int, int]]:
     n = len(layout.right_thick)
     edges = [("right", r, c) for r in range(n) for c in range(n - 1)]
     edges += [("down", r, c) for r in range(n - 1) for c in range(n)]
-    changed = set(layout.changed)
+    decided = {(ch.kind, *ch.a) for ch in layout.changed}  # decided by where the labels are
 
     def signed(kind: str, r: int, c: int) -> float:
         thick = (layout.right_thick if kind == "right" else layout.down_thick)[r][c]
@@ -98,9 +98,8 @@ def _unsure(layout: CageLayout) -> list[tuple[float, str, int, int]]:
     var = max(SPREAD_FLOOR ** 2, float((((thick - mu1) ** 2).sum() + ((thin - mu0) ** 2).sum()) / len(x)))
     out = []
     for (kind, r, c), v in zip(edges, x):
-        other = (r, c + 1) if kind == "right" else (r + 1, c)
-        if f"{cell_name((r, c))}|{cell_name(other)}" in {ch.rsplit(" ", 2)[0] for ch in changed}:
-            continue  # decided by where the labels are
+        if (kind, r, c) in decided:
+            continue
         cost = abs((v - mu0) ** 2 - (v - mu1) ** 2) / (2 * var)
         if cost <= FLIP_SEEN:
             out.append((float(cost), kind, r, c))

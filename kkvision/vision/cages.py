@@ -10,13 +10,11 @@ it, not at all).  The split between thin and thick is found per image
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import cv2
 import numpy as np
 
 from ..puzzle import Cell, join_cells
-from .grid import GridGeometry
+from .stages import CageLayout, GridGeometry
 
 ALONG = (0.45, 0.85)  # measured part of an edge, from its start (labels sit at a cell's top left)
 BAND = 0.12  # the line is looked at this far either side, in cells
@@ -28,18 +26,6 @@ SOLID = 0.9  # an unbroken line is there along at least this share of its edge
 ALONG_SHARE = 50  # an edge's ink is this percentile along it (the median: dotted gaps, a stray mark do not count)
 RUN_LEVEL = 0.5  # a pixel belongs to the line's run when this dark relative to the line's darkest
 RUN_FLOOR = 0.05  # darkness (0 paper .. 1 ink) below which there is no line at all
-
-
-@dataclass(frozen=True)
-class CageLayout:
-    cages: tuple[tuple[Cell, ...], ...]  # each sorted; cages sorted by anchor
-    right_thick: tuple[tuple[bool, ...], ...]  # [r][c]: border between (r,c) and (r,c+1)
-    down_thick: tuple[tuple[bool, ...], ...]  # [r][c]: border between (r,c) and (r+1,c)
-    threshold: float  # ink above which an edge is thick
-    # how sure each call is: |log ink - log threshold| (0: on the threshold), same shape as the calls
-    right_margin: tuple[tuple[float, ...], ...] = ()
-    down_margin: tuple[tuple[float, ...], ...] = ()
-    changed: tuple[str, ...] = ()  # borders changed to agree with the labels (agree.py)
 
 
 def darkness(square: np.ndarray, n: int) -> np.ndarray:

@@ -8,9 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .cages import CageLayout
-from .clues import ClueReading
-from .grid import SIDE, GridGeometry
+from .stages import SIDE, Trace
 
 log = logging.getLogger("kkvision")
 
@@ -19,8 +17,11 @@ def _bgr(square: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(square, cv2.COLOR_GRAY2BGR) if square.ndim == 2 else square.copy()
 
 
-def write_stages(folder: Path, image: np.ndarray, geom: GridGeometry, square: np.ndarray,
-                 layout: CageLayout | None, clues: tuple[ClueReading, ...] | None) -> None:
+def write_stages(folder: Path, image: np.ndarray, trace: Trace) -> None:
+    """01_grid.png .. 04_clues.png: each stage the trace reached, drawn."""
+    geom, square, layout, clues = trace.geometry, trace.square, trace.layout, trace.clues
+    if geom is None or square is None:
+        return
     folder.mkdir(parents=True, exist_ok=True)
     found = image.copy() if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     width = max(2, max(found.shape[:2]) // 500)

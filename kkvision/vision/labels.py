@@ -14,12 +14,11 @@ The network runs with OpenCV's dnn module: no training framework at run time.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import cv2
 import numpy as np
 
 from . import nets
+from .stages import LabelReading
 
 ALPHABET = "0123456789+-*/"  # class k+1 is ALPHABET[k]; class 0 is the CTC blank
 CROP_H, CROP_W = 40, 88
@@ -33,24 +32,6 @@ MIN_CONTRAST = 0.16  # darkness stretch never amplifies less than this (of 255) 
 BEAM = 8  # texts kept per step of the beam search
 KEEP_PROB = 1e-3  # characters less likely than this at a step are not expanded
 MODEL = "labels.onnx"
-
-
-@dataclass(frozen=True)
-class LabelReading:
-    texts: tuple[tuple[str, float], ...]  # most probable first; probabilities sum to <= 1
-
-    @property
-    def best(self) -> str:
-        return self.texts[0][0] if self.texts else ""
-
-    @property
-    def probability(self) -> float:
-        return self.texts[0][1] if self.texts else 0.0
-
-    @property
-    def has_label(self) -> float:
-        """The probability that the cell holds a label at all."""
-        return 1.0 - sum(p for t, p in self.texts if t == "")
 
 
 def crop_box(cell_box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:

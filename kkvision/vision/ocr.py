@@ -1,25 +1,34 @@
 """The one module that runs tesseract.
 
 `read_numbers` reads many digit crops with ONE tesseract process: the crops
-are scaled to a common height and laid out on a single page, one per line in
-two columns, read with --psm 6 and a digit whitelist; each word found goes
-back to the crop in whose slot it sits.  PROCESSES counts the processes spawned (the
-benchmark reports it).
+are scaled to a common height and laid out on a single page, one per line,
+read with --psm 6 and a digit whitelist; each word found goes back to the
+crop in whose slot it sits.  The process gets its own environment (one
+OpenMP thread) and a timeout, as OCRmyPDF runs it: nothing of this process's
+state is changed.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import shutil
+import subprocess
 
 import numpy as np
 
-from ..errors import MissingDependency
+from ..errors import MissingDependency, SolverTimeout
 
-PROCESSES = 0
 LINE_HEIGHT = 40
 PITCH = 64  # line height plus the gap between lines
-CONFIG = "--psm 6 -c tessedit_char_whitelist=0123456789 -c tessedit_do_invert=0"
+CONFIG = ("--psm", "6", "-c", "tessedit_char_whitelist=0123456789", "-c", "tessedit_do_invert=0")
+# OpenMP threads make tesseract ~3x slower on a small page on this kind of
+# machine (measured: 0.54 s vs 0.15 s for a 9x9's labels); one thread is best.
+ENVIRONMENT = {"OMP_THREAD_LIMIT": "1"}
+TIMEOUT = 30.0  # seconds: one page of a 9x9's labels takes ~0.2 s; a hung process is stopped
+INSTALL = ("--ocr tesseract needs the tesseract binary: install it (apt install tesseract-ocr, dnf install"
+           " tesseract, brew install tesseract), or use the default reader (--ocr model), which needs none")
 
 
 def available() -> bool:
@@ -28,8 +37,6 @@ def available() -> bool:
 
 def version() -> str | None:
     """The tesseract binary's version, or None when it is not installed."""
-    import subprocess
-
     exe = shutil.which("tesseract")
     if exe is None:
         return None
@@ -41,24 +48,26 @@ def version() -> str | None:
     return first[0].split()[-1] if first and first[0].split() else None
 
 
-def _tesseract_words(page: np.ndarray, config: str) -> list[tuple[int, int, int, str]]:
+def _tesseract_words(page: np.ndarray) -> list[tuple[int, int, int, str]]:
     """(left, top, height, text) of every word tesseract finds on the page: one process."""
-    global PROCESSES
+    import cv2
+
+    exe = shutil.which("tesseract")
+    if exe is None:
+        raise MissingDependency(INSTALL)
+    ok, png = cv2.imencode(".png", page)
     try:
-        import pytesseract
-    except ImportError:
-        raise MissingDependency("the Python package pytesseract is missing: run ./scripts/setup.sh") from None
-    if not available():
-        raise MissingDependency("--ocr tesseract needs the tesseract binary: install it (apt install"
-                                " tesseract-ocr, dnf install tesseract, brew install tesseract), or use the"
-                                " default reader (--ocr model), which needs none")
-    PROCESSES += 1
-    # OpenMP threads make tesseract ~3x slower on a small page on this kind of
-    # machine (measured: 0.54 s vs 0.15 s for a 9x9's labels); one thread is best.
-    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
-    data = pytesseract.image_to_data(page, config=config, output_type=pytesseract.Output.DICT)
-    return [(int(x), int(t), int(h), str(w))
-            for x, t, h, w in zip(data["left"], data["top"], data["height"], data["text"]) if str(w).strip()]
+        out = subprocess.run([exe, "stdin", "stdout", *CONFIG, "tsv"], input=png.tobytes(), capture_output=True,
+                             timeout=TIMEOUT, env={**os.environ, **ENVIRONMENT}, check=False)
+    except subprocess.TimeoutExpired:
+        raise SolverTimeout(f"tesseract did not finish reading the labels within {TIMEOUT:g} s") from None
+    except OSError as exc:
+        raise MissingDependency(f"tesseract could not be started ({exc.strerror}); " + INSTALL) from None
+    if out.returncode != 0:
+        raise MissingDependency("tesseract failed: " + out.stderr.decode(errors="replace").strip()[-200:])
+    rows = csv.DictReader(io.StringIO(out.stdout.decode(errors="replace")), delimiter="\t", quoting=csv.QUOTE_NONE)
+    return [(int(r["left"]), int(r["top"]), int(r["height"]), r["text"]) for r in rows
+            if (r.get("text") or "").strip()]
 
 
 def _normalise(crop: np.ndarray) -> np.ndarray:
@@ -112,4 +121,4 @@ def read_numbers(crops: list[np.ndarray]) -> list[str]:
     if not crops:
         return []
     page, col_w = stack(crops)
-    return assign(_tesseract_words(page, CONFIG), len(crops), col_w)
+    return assign(_tesseract_words(page), len(crops), col_w)

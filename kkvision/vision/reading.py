@@ -17,12 +17,13 @@ the solution of a puzzle other than the one it read without saying so.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from ..errors import Ambiguous, ClueUnreadable, SolverTimeout, UncertainReading, Unsolvable
-from ..puzzle import Cage, Cell, Puzzle, cell_name
-from ..solver import Choice, Solution, most_probable
-from .clues import ClueReading, clue_for
+from ..puzzle import Cage, Puzzle
+from ..solver import Choice, most_probable
+from ..vocab import cell_name
+from .clues import clue_for
+from .stages import ClueReading, LabelDecision, Resolution
 
 SCALE = 100  # solver cost units per nat of log-probability (integer costs)
 MIN_PROBABILITY = 1e-5  # no option is deemed less likely than this
@@ -30,38 +31,12 @@ UNREADABLE_SPREAD = 20.0  # the leftover probability is shared among about this 
 FIX_HINT = "; a label read wrong can be given with --label CELL=LABEL (e.g. --label B3=12+)"
 MARGIN = math.log(50)  # the answer must be this many nats (50x) more probable than any other solution's
 ODDS_SEEN = MARGIN  # how far (nats) a rival is sought; bench/ widens it to calibrate MARGIN
-SURE = 0.9  # a label used with less probability than this is shown as unsure
 MAX_UNREADABLE = 0.15  # more labels than this share solved without: refuse (exit 5)
 # The best choice is searched among options at most this many nats less
 # probable than each label's first, widening only when none gives a grid: a
 # choice whose total cost exceeds the labels' first choices by B uses no option
 # worse than B, so the narrow search is exact and much faster.
 BUDGETS = (4.0, 12.0, 30.0, None)
-
-
-@dataclass(frozen=True)
-class LabelDecision:
-    """What one label was read as, and what the answer takes it to say."""
-
-    cells: tuple[Cell, ...]
-    read: str  # the reader's first choice ('' when it saw nothing legible)
-    read_probability: float
-    used: Cage  # the clue the answer uses
-    used_probability: float  # of that reading (for a label not read: the share left to unlisted texts)
-    how: str  # 'read' (as read), 'changed' (another of its readings), 'not read' (solved without it)
-
-    @property
-    def unsure(self) -> bool:
-        return self.how != "read" or self.used_probability < SURE
-
-
-@dataclass(frozen=True)
-class Resolution:
-    puzzle: Puzzle
-    solution: Solution
-    labels: tuple[LabelDecision, ...]
-    odds: float  # nats by which the answer beats the likeliest reading with another solution (inf: none seen)
-    notes: tuple[str, ...]
 
 
 def _cost(p: float) -> int:
@@ -176,7 +151,7 @@ def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> Res
                      + ", ".join(f"{cell_name(c.anchor)} (taken as {c.label})"
                                  for c, was in zip(final, chosen) if was is None))
     labels = tuple(_decision(rd, opts[i][j], final[i], n) for i, (rd, j) in enumerate(zip(readings, best.picks)))
-    return Resolution(Puzzle(n, tuple(final)), Solution(best.grid, True), labels, odds, tuple(notes))
+    return Resolution(Puzzle(n, tuple(final)), best.grid, labels, odds, tuple(notes))
 
 
 def _decision(rd: ClueReading, option: tuple[Cage | None, int], used: Cage, n: int) -> LabelDecision:

@@ -16,12 +16,16 @@ import cv2
 import numpy as np
 
 from ...errors import GridNotFound
+from ...vocab import PICTURE_SIZES
+from ..stages import SIDE, GridGeometry
 from .candidates import frame_candidates
-from .geometry import SIDE, GridGeometry
 from .lattice import Verdict, ink, judge
 from .trace import trace
 
-__all__ = ["SIDE", "GridGeometry", "find_grid", "find_grids", "ink_mask", "to_gray"]
+__all__ = ["NO_GRID", "SIDE", "GridGeometry", "find_grid", "find_grids", "ink_mask", "to_gray"]
+
+NO_GRID = (f"no puzzle grid found: no square frame with evenly spaced lines for {PICTURE_SIZES[0]}..{PICTURE_SIZES[-1]}"
+           " cells (crop closer, or photograph the grid straight on)")
 
 FIND_SIDE = 1000  # candidates are looked for with the picture's longer side at most this
 JUDGE_SIDE = 450  # candidates are judged warped to a square this big
@@ -124,8 +128,7 @@ def find_grid(image: np.ndarray) -> tuple[GridGeometry, np.ndarray]:
             best = (verdict, quad)
             break
     if best is None:
-        raise GridNotFound("no puzzle grid found: no square frame with evenly spaced lines for 3..9 cells"
-                           " (crop closer, or photograph the grid straight on)")
+        raise GridNotFound(NO_GRID)
     verdict, quad = best
     return _finish(gray, quad, scale, verdict.size)
 

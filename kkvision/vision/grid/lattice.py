@@ -20,7 +20,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-SIZES = range(3, 10)
+from ...vocab import PICTURE_SIZES
+
+SIZES = PICTURE_SIZES  # the sizes a lattice is tried with
 SEGMENT = 0.5  # a segment is at least this fraction of the smallest cell (1/9 of the side)
 EXPLAIN_TOL = 0.2  # a segment lies on a lattice line when this close, in cells of that lattice (bowed lines)
 UNEXPLAINED = 0.12  # an explaining lattice leaves at most this fraction of inner segment length off its lines

@@ -1,0 +1,133 @@
+"""The vision, top to bottom: picture -> what was read from each puzzle grid in it.
+
+  grid.find_grids        every puzzle grid, in reading order: GridGeometry and the straightened square
+  cages.find_cages       thick cage borders told from thin cell lines: CageLayout
+  clues.read_cells       the top of every cell read by the label reader (readers.py): LabelReading
+  agree.agree_with_labels  cage borders mended to agree with where the labels are
+  clues.read_clues       each cage's label, the user's --label in its place: ClueReading
+  reading.resolve        the most probable reading that has a solution, and its odds: Resolution
+  borders.check_borders  would an unsure border, called the other way, give another answer?
+
+Every object handed between these is in stages.py.  A grid that gives no
+answer is a Refusal holding the error and what had been read by then.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import GridNotFound, KkvisionError, UsageError
+from ..solver import time_budget
+from ..vocab import cell_name
+from .agree import agree_with_labels
+from .borders import check_borders
+from .cages import find_cages
+from .clues import clue_for, given_labels, read_cells, read_clues
+from .grid import NO_GRID, find_grid, find_grids
+from .picture import decode
+from .readers import reader
+from .reading import resolve
+from .stages import AsRead, GivenLabel, GridGeometry, Reading, Refusal, Trace, VisionOptions
+
+log = logging.getLogger("kkvision")
+
+
+def read_image(path: Path, data: bytes, opts: VisionOptions, trace: Trace | None = None,
+               max_pixels: int | None = None) -> tuple[np.ndarray, Reading]:
+    """The picture in the file's bytes and what was read from its largest grid
+    (benchmarks and tests); `trace` gets each stage's result as soon as it exists."""
+    image = decode(path, data) if max_pixels is None else decode(path, data, max_pixels)
+    return image, read_picture(image, str(path), opts, trace)
+
+
+def read_picture(image: np.ndarray, name: str, opts: VisionOptions, trace: Trace | None = None) -> Reading:
+    """What was read from the largest grid in a decoded BGR (or grey) picture."""
+    geom, square = find_grid(image)
+    return read_grid(image, geom, square, name, opts, trace)
+
+
+def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | None = None
+              ) -> tuple[int, list[tuple[int, Reading | Refusal]]]:
+    """How many puzzle grids the picture holds, and what was read from each
+    (or why not), numbered from 1 in reading order; only puzzle `only` when
+    given.  Each --label goes to the puzzle it names."""
+    grids = find_grids(image)
+    if not grids:
+        raise GridNotFound(NO_GRID)
+    count = len(grids)
+    _check_choice(count, only, opts.labels)
+    out: list[tuple[int, Reading | Refusal]] = []
+    for k, (geom, square) in enumerate(grids, 1):
+        if only is not None and k != only:
+            continue
+        one = replace(opts, labels=tuple(lb for lb in opts.labels if lb.puzzle in (None, k)))
+        if count > 1 and opts.debug_dir is not None:
+            one = replace(one, debug_dir=opts.debug_dir / f"puzzle-{k}")
+        trace = Trace()
+        try:
+            out.append((k, read_grid(image, geom, square, f"{name} #{k}" if count > 1 else name, one, trace)))
+        except KkvisionError as exc:
+            out.append((k, Refusal(exc, geom, as_read(trace))))
+    return count, out
+
+
+def _check_choice(count: int, only: int | None, labels: tuple[GivenLabel, ...]) -> None:
+    """--puzzle and every --label's puzzle name one of the `count` puzzles."""
+    puzzles = f"{count} puzzle{'s' if count > 1 else ''}"
+    if only is not None and not 1 <= only <= count:
+        raise UsageError(f"--puzzle {only}: the picture holds {puzzles}")
+    for label in labels:
+        if label.puzzle is not None and not 1 <= label.puzzle <= count:
+            raise UsageError(f"--label {label}: the picture holds {puzzles}")
+        if label.puzzle is None and count > 1 and only is None:
+            raise UsageError(f"--label {label}: the picture holds {puzzles}; say which one it is for, as"
+                             f" --label K:{cell_name(label.cell)}={label.text} or with --puzzle K")
+
+
+def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOptions,
+              trace: Trace | None = None) -> Reading:
+    """What was read from one grid found in the picture, and its answer."""
+    trace = Trace() if trace is None else trace
+    trace.geometry, trace.square = geom, square
+    log.info("%s: %dx%d grid found", name, geom.size, geom.size)
+    labels = reader(opts.ocr)
+    try:
+        layout, _ = find_cages(square, geom)
+        cells = read_cells(square, geom, labels)
+        layout = agree_with_labels(layout, cells)
+        trace.layout = layout
+        log.info("%s: %d cages", name, len(layout.cages))
+        clues = given_labels(read_clues(square, geom, layout, cells, labels), opts.labels)
+        trace.clues, trace.processes = clues, labels.processes
+        log.info("%s: labels read (%s) with %d tesseract process(es): %s", name, labels.name, labels.processes,
+                 " ".join(c.text or "?" for c in clues))
+        with time_budget(opts.time_limit):  # one --time-limit for all the solver runs of this picture
+            res = resolve(geom.size, clues, opts.time_limit)
+            check_borders(layout, cells, res.grid, opts.time_limit)
+    finally:
+        if opts.debug_dir is not None:
+            from .debug import write_stages
+
+            write_stages(opts.debug_dir, image, trace)
+    notes = res.notes
+    if layout.changed:
+        notes = ("cage borders changed to agree with where the labels are: "
+                 + ", ".join(map(str, layout.changed)),) + notes
+    return Reading(geom, layout, clues, res.puzzle, res.grid, notes, res.labels, res.odds)
+
+
+def as_read(trace: Trace) -> AsRead | None:
+    """The grid's puzzle as its labels were read (each cage's most probable
+    clue, None where no reading can be one), when the reading got that far."""
+    if trace.geometry is None or trace.clues is None:
+        return None
+    n = trace.geometry.size
+    out = []
+    for rd in trace.clues:
+        best = next(((cage, p) for text, p in rd.texts if (cage := clue_for(text, rd.cells, n))), None)
+        out.append((rd.cells, best[0] if best else None, best[1] if best else 0.0))
+    return AsRead(n, tuple(out))

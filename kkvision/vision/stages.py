@@ -1,0 +1,320 @@
+"""The objects handed from stage to stage of the vision, in one place.
+
+Every vision module imports its inputs and outputs from here, and nothing
+here imports a stage, so the stages import downwards only:
+
+  VisionOptions  what the caller asks of the vision (label reader, --label, time, debug pictures)
+  GridGeometry   stage 1 (grid/): where the grid lies: its size, frame corners, line
+                 positions in the straightened square, and the map back into the picture
+  CageLayout     stage 2 (cages.py, agree.py): which cells form cages, each border's call
+                 and how sure it is, the borders changed to agree with the labels
+  LabelReading   stage 3a (labels.py): what the top of one cell may say, with probabilities
+  ClueReading    stage 3b (clues.py): a cage's cells and what its label may say
+  LabelDecision  stage 4 (reading.py): what one label was read as and what the answer uses
+  Resolution     stage 4's result: the puzzle the labels most probably say, its solution, the odds
+  Reading        everything read from one grid (vision/__init__.py's result)
+  Refusal        why one grid gave no answer, with what had been read by then
+  Trace          what each stage reached, kept for debug pictures and benchmarks
+
+Geometry: the square is SIDE x SIDE pixels; pixel (x, y) has square
+coordinates (x, y).  Its map to the original picture is a mesh: the picture
+points of a regular lattice of square points, MESH + 1 per side.  Between mesh
+nodes the map is bilinear, so a grid on a curved page (bowed lines, uneven
+cells) is followed cell by cell, and a flat grid (one perspective) is a mesh
+made from its homography.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import KkvisionError
+from ..puzzle import Cage, Grid, Puzzle
+from ..solver import DEFAULT_TIME_LIMIT
+from ..vocab import Cell, cell_name, label_parts
+
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1 in the straightened square
+LABEL_SURE = 0.9  # a label used with less probability than this is shown as unsure
+
+
+@dataclass(frozen=True)
+class GivenLabel:
+    """A label the user gave (--label [PUZZLE:]CELL=LABEL) in place of what was read."""
+
+    cell: Cell  # the first cell of its cage
+    text: str  # in the model's spelling: '12*', '3'
+    puzzle: int | None = None  # the puzzle on a page it is for (1-based); None: the only one, or --puzzle's
+
+    def __str__(self) -> str:
+        return (f"{self.puzzle}:" if self.puzzle else "") + f"{cell_name(self.cell)}={self.text}"
+
+
+@dataclass(frozen=True)
+class VisionOptions:
+    """What a caller asks of the vision."""
+
+    ocr: str = "model"  # the label reader's name (vision/readers.py READERS)
+    time_limit: float = DEFAULT_TIME_LIMIT  # seconds for all the solver runs of one picture
+    debug_dir: Path | None = None  # each stage's picture is written here
+    labels: tuple[GivenLabel, ...] = ()  # labels the user gave
+
+
+SIDE = 900  # straightened square side, px
+MESH = 60  # mesh steps per side (a node every 15 px of the square): lines bend little within one step
+SHRINK_TO = 1.5  # before remapping, shrink a picture whose grid spans more than this many SIDEs (no aliasing)
+
+
+def _nodes(count: int, nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    """For square coordinates 0..count-1: the mesh node before each, and the fraction past it."""
+    t = np.clip(np.arange(count, dtype=np.float64) * nodes / SIDE, 0, nodes)
+    k = np.minimum(t.astype(int), nodes - 1)
+    return k, t - k
+
+
+def mesh_from_homography(homography: np.ndarray, nodes: int = MESH) -> np.ndarray:
+    """Mesh of a flat grid: picture points of the square lattice under the inverse homography."""
+    g = np.linspace(0, SIDE, nodes + 1)
+    pts = np.stack(np.meshgrid(g, g), axis=-1).reshape(-1, 1, 2)
+    import cv2
+
+    inv = np.linalg.inv(homography)
+    return cv2.perspectiveTransform(pts, inv).reshape(nodes + 1, nodes + 1, 2)
+
+
+@dataclass(frozen=True)
+class GridGeometry:
+    """A found grid.  Give `mesh` (picture points of square points (j, i) * SIDE / MESH, rows i)
+    or, for a flat grid, `homography` (picture -> square); the other is derived or None."""
+
+    size: int
+    corners: tuple[tuple[float, float], ...]  # tl, tr, br, bl frame corners in the original image
+    xs: tuple[float, ...]  # n+1 vertical line positions in the square
+    ys: tuple[float, ...]  # n+1 horizontal line positions
+    homography: np.ndarray | None = field(default=None, compare=False, repr=False)
+    mesh: np.ndarray | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        n = self.size
+        if not 1 <= n <= 20:
+            raise ValueError(f"grid size {n} out of range")
+        if len(self.corners) != 4 or any(len(p) != 2 for p in self.corners):
+            raise ValueError("corners must be four (x, y) points")
+        for name, lines in (("xs", self.xs), ("ys", self.ys)):
+            if len(lines) != n + 1 or any(b <= a for a, b in zip(lines, lines[1:])):
+                raise ValueError(f"{name} must be {n + 1} increasing line positions")
+            if lines[0] < -0.1 * SIDE or lines[-1] > 1.1 * SIDE:
+                raise ValueError(f"{name} lie outside the square")
+        if self.mesh is None:
+            if self.homography is None or np.asarray(self.homography).shape != (3, 3):
+                raise ValueError("give a mesh or a 3x3 homography")
+            object.__setattr__(self, "mesh", mesh_from_homography(np.asarray(self.homography, np.float64)))
+        mesh = np.asarray(self.mesh, np.float64)
+        if mesh.ndim != 3 or mesh.shape[0] != mesh.shape[1] or mesh.shape[2] != 2 or mesh.shape[0] < 2:
+            raise ValueError("mesh must be (k+1, k+1, 2)")
+        if not np.isfinite(mesh).all():
+            raise ValueError("mesh has non-finite points")
+        object.__setattr__(self, "mesh", mesh)
+
+    def cell_box(self, r: int, c: int) -> tuple[float, float, float, float]:
+        return self.xs[c], self.ys[r], self.xs[c + 1], self.ys[r + 1]
+
+    def to_image(self, points: np.ndarray) -> np.ndarray:
+        """Square coordinates (..., 2) -> original picture coordinates (..., 2)."""
+        assert self.mesh is not None
+        pts = np.asarray(points, np.float64)
+        nodes = self.mesh.shape[0] - 1
+        t = np.clip(pts * nodes / SIDE, 0, nodes)
+        k = np.minimum(t.astype(int), nodes - 1)
+        f = t - k
+        fx, fy = f[..., :1], f[..., 1:]
+        m = self.mesh
+        i, j = k[..., 1], k[..., 0]
+        top = m[i, j] * (1 - fx) + m[i, j + 1] * fx
+        bottom = m[i + 1, j] * (1 - fx) + m[i + 1, j + 1] * fx
+        out = top * (1 - fy) + bottom * fy
+        # beyond the square, continue along the border's slope (debug lines, digits near the frame)
+        over = pts * nodes / SIDE - t
+        if np.any(over):
+            step_x = (m[i, j + 1] - m[i, j]) / (SIDE / nodes)
+            step_y = (m[i + 1, j] - m[i, j]) / (SIDE / nodes)
+            out = out + step_x * (over[..., :1] * SIDE / nodes) + step_y * (over[..., 1:] * SIDE / nodes)
+        return out
+
+    def maps(self) -> tuple[np.ndarray, np.ndarray]:
+        """Picture x and y for every pixel of the square (float32 maps for cv2.remap)."""
+        assert self.mesh is not None
+        k, f = _nodes(SIDE, self.mesh.shape[0] - 1)
+        m = self.mesh.astype(np.float32)
+        f32 = f.astype(np.float32)[:, None, None]
+        rows = m[k] * (1 - f32) + m[k + 1] * f32  # (SIDE, nodes+1, 2): along y
+        fx = f.astype(np.float32)[None, :, None]
+        full = rows[:, k] * (1 - fx) + rows[:, k + 1] * fx  # (SIDE, SIDE, 2)
+        return np.ascontiguousarray(full[..., 0]), np.ascontiguousarray(full[..., 1])
+
+    def straighten(self, image: np.ndarray) -> np.ndarray:
+        """The grid of `image` (the original picture, or one of its size) as the upright square."""
+        import cv2
+
+        mx, my = self.maps()
+        x0, y0 = max(0, int(mx.min()) - 2), max(0, int(my.min()) - 2)
+        x1 = min(image.shape[1], int(mx.max()) + 3)
+        y1 = min(image.shape[0], int(my.max()) + 3)
+        if x1 <= x0 or y1 <= y0:
+            return np.zeros((SIDE, SIDE) + image.shape[2:], image.dtype)
+        crop = image[y0:y1, x0:x1]
+        f = min(1.0, SHRINK_TO * SIDE / max(x1 - x0, y1 - y0))
+        if f < 1.0:
+            crop = cv2.resize(crop, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+        # pixel centres: a shrunk pixel k covers original [k/f, (k+1)/f)
+        mx = (mx - x0 + 0.5) * f - 0.5
+        my = (my - y0 + 0.5) * f - 0.5
+        return cv2.remap(crop, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+
+@dataclass(frozen=True)
+class BorderChange:
+    """A cage border changed to agree with where the labels are (agree.py)."""
+
+    a: Cell
+    b: Cell  # the cell right of or below a
+    thick: bool  # the border is now a cage border
+
+    @property
+    def kind(self) -> str:
+        return "down" if self.b[0] > self.a[0] else "right"
+
+    def __str__(self) -> str:
+        return f"{cell_name(self.a)}|{cell_name(self.b)} {'border' if self.thick else 'no border'}"
+
+
+@dataclass(frozen=True)
+class CageLayout:
+    cages: tuple[tuple[Cell, ...], ...]  # each sorted; cages sorted by anchor
+    right_thick: tuple[tuple[bool, ...], ...]  # [r][c]: border between (r,c) and (r,c+1)
+    down_thick: tuple[tuple[bool, ...], ...]  # [r][c]: border between (r,c) and (r+1,c)
+    threshold: float  # ink above which an edge is thick
+    # how sure each call is: |log ink - log threshold| (0: on the threshold), same shape as the calls
+    right_margin: tuple[tuple[float, ...], ...] = ()
+    down_margin: tuple[tuple[float, ...], ...] = ()
+    changed: tuple[BorderChange, ...] = ()  # borders changed to agree with the labels (agree.py)
+
+
+@dataclass(frozen=True)
+class LabelReading:
+    """What the top of one cell may say."""
+
+    texts: tuple[tuple[str, float], ...]  # most probable first; probabilities sum to <= 1; '' = no label
+
+    @property
+    def best(self) -> str:
+        return self.texts[0][0] if self.texts else ""
+
+    @property
+    def probability(self) -> float:
+        return self.texts[0][1] if self.texts else 0.0
+
+    @property
+    def has_label(self) -> float:
+        """The probability that the cell holds a label at all."""
+        return 1.0 - sum(p for t, p in self.texts if t == "")
+
+
+@dataclass(frozen=True)
+class ClueReading:
+    """A cage's cells and what its label may say."""
+
+    cells: tuple[Cell, ...]
+    texts: tuple[tuple[str, float], ...]  # what the label may say, most probable first ('' = nothing)
+    source: str = "model"  # the reader's name, or 'given' (--label)
+
+    @property
+    def text(self) -> str:
+        return self.texts[0][0] if self.texts else ""
+
+    @property
+    def probability(self) -> float:
+        return self.texts[0][1] if self.texts else 0.0
+
+    @property
+    def op(self) -> str:
+        return label_parts(self.text, len(self.cells))[0]
+
+    @property
+    def target(self) -> int | None:
+        return label_parts(self.text, len(self.cells))[1]
+
+
+@dataclass(frozen=True)
+class LabelDecision:
+    """What one label was read as, and what the answer takes it to say."""
+
+    cells: tuple[Cell, ...]
+    read: str  # the reader's first choice ('' when it saw nothing legible)
+    read_probability: float
+    used: Cage  # the clue the answer uses
+    used_probability: float  # of that reading (for a label not read: the share left to unlisted texts)
+    how: str  # 'read' (as read), 'changed' (another of its readings), 'not read' (solved without it), 'given'
+
+    @property
+    def unsure(self) -> bool:
+        return self.how != "read" or self.used_probability < LABEL_SURE
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The puzzle the labels most probably say, with its one solution."""
+
+    puzzle: Puzzle
+    grid: Grid
+    labels: tuple[LabelDecision, ...]
+    odds: float  # nats by which the answer beats the likeliest reading with another solution (inf: none seen)
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class AsRead:
+    """A grid's puzzle as its labels were read, solvable or not (for convert):
+    each cage's cells, the most probable clue its label can be (None: none), and its probability."""
+
+    size: int
+    cages: tuple[tuple[tuple[Cell, ...], Cage | None, float], ...]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Everything read from one grid of a picture, and the answer."""
+
+    geometry: GridGeometry
+    layout: CageLayout
+    clues: tuple[ClueReading, ...]
+    puzzle: Puzzle
+    grid: Grid  # the one solution
+    notes: tuple[str, ...]
+    labels: tuple[LabelDecision, ...]  # per cage: what was read and what the answer uses
+    odds: float  # nats by which the answer beats the likeliest reading with another solution
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why one grid of a picture gave no answer, and what had been read by then."""
+
+    error: KkvisionError
+    geometry: GridGeometry | None = None
+    seen: AsRead | None = None  # the labels as read, when the reading got that far
+
+
+@dataclass
+class Trace:
+    """What each stage reached, filled in as they finish (kept when a later
+    stage fails): for the debug pictures and the benchmarks' per-stage scores.
+    The one mutable object of the vision: a record, never an input to a stage."""
+
+    geometry: GridGeometry | None = None
+    square: np.ndarray | None = field(default=None, repr=False)
+    layout: CageLayout | None = None
+    clues: tuple[ClueReading, ...] | None = None
+    processes: int = 0  # helper processes the label reader started (tesseract)
