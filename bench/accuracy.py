@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/accuracy.py [--count 210] [--ocr auto] [--seed 1000] [--fails]
 
-Renders `count` unique random puzzles (sizes 3..9 in turn) with kkvision.synth
+Renders `count` unique random puzzles (sizes 3..9 in turn) with devtools.synth
 in six styles (clean, screenshot, scan, photo, page, lowres) and two font sets: the fonts
 the glyph model was trained on and HELDOUT fonts it never saw.  For each
 image it runs the pipeline (reading each stage's result from its trace) and counts:
@@ -31,10 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration import margin_table, widen  # noqa: E402
 
+from devtools.generate import random_puzzle  # noqa: E402
+from devtools.synth import HELDOUT_FONTS, STYLES, TRAIN_FONTS, available, render  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
-from kkvision.generate import random_puzzle  # noqa: E402
 from kkvision.pipeline import OCR_ENGINES, Options  # noqa: E402
-from kkvision.synth import HELDOUT_FONTS, STYLES, TRAIN_FONTS, available, render  # noqa: E402
 from kkvision.vision import ocr, read_image  # noqa: E402
 
 

@@ -40,8 +40,8 @@ IMAGE_EXITS = {0, 3, 4, 5, 6, 7, 8, 12, 13}
 
 
 def _puzzle_texts(rng: random.Random) -> list[tuple[str, str]]:
+    from devtools.generate import random_puzzle
     from kkvision import formats
-    from kkvision.generate import random_puzzle
 
     n = rng.randint(3, 7)
     puzzle, _ = random_puzzle(n, rng.randint(0, 10**6), unique=False)

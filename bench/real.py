@@ -18,7 +18,7 @@ solution; format in ../shared/real-dev/README.md):
 Rows are per folder (the folder the picture is in), then all together.  The
 seconds are the pipeline's own, in this process (decode to solution, no
 drawing), one picture at a time unless --jobs is given.  The label model
-trains on label crops from half of a folder's pictures (models/train_labels.py
+trains on label crops from half of a folder's pictures (devtools/train_labels.py
 --real): --split heldout scores only the other half.
 """
 
@@ -169,14 +169,14 @@ def main() -> int:
     ap.add_argument("--fails", action="store_true", help="a line for each picture not solved right")
     ap.add_argument("--jobs", type=int, default=1, help="pictures read at once (timing is then shared)")
     ap.add_argument("--split", choices=("all", "train", "heldout"), default="all",
-                    help="only the pictures models/train_labels.py --real trained on, or only the others")
+                    help="only the pictures devtools/train_labels.py --real trained on, or only the others")
     ap.add_argument("--calibrate", type=float, metavar="NATS",
                     help="answer at any odds and measure them up to NATS: a table for choosing MARGIN")
     ap.add_argument("--fail-on-wrong", action="store_true", help="exit 1 when any answer is WRONG (for CI)")
     args = ap.parse_args()
     paths = pictures(args.folders)
     if args.split != "all":
-        from models.train_labels import real_split
+        from devtools.train_labels import real_split
 
         paths = [p for p in paths if real_split(p) == args.split]
     if not paths:

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/solver_speed.py [--per-size 10] [--sizes 3 4 5 6 7 8 9]
 
-Puzzles are random unique ones from kkvision.generate (seeded), plus the
+Puzzles are random unique ones from devtools.generate (seeded), plus the
 same puzzles with hidden operators (every multi-cell cage '?').  Not a test:
 timings depend on the machine; run it to compare changes.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kkvision.generate import random_puzzle  # noqa: E402
+from devtools.generate import random_puzzle  # noqa: E402
 from kkvision.puzzle import Cage, Puzzle  # noqa: E402
 from kkvision.solver import solve  # noqa: E402
 

@@ -3,7 +3,7 @@
     .venv/bin/python samples/make_samples.py
 
 The NYT 4x4 of 2009-02-13 is drawn from its Shields-format text; the others
-are random unique puzzles from kkvision.generate.  Fonts for these samples
+are random unique puzzles from devtools.generate.  Fonts for these samples
 are the benchmark's held-out fonts (never used to train the glyph model) and
 DejaVu; styles cover a phone photo, a scan, an app screenshot, a clean print
 and a puzzle with hidden operators.
@@ -22,11 +22,11 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from devtools.generate import random_puzzle  # noqa: E402
+from devtools.synth import HELDOUT_FONTS, available, degrade, find_font, random_look, render_flat  # noqa: E402
 from kkvision import formats  # noqa: E402
 from kkvision.formats.jsonfmt import to_dict  # noqa: E402
-from kkvision.generate import random_puzzle  # noqa: E402
 from kkvision.solver import solve  # noqa: E402
-from kkvision.synth import HELDOUT_FONTS, available, degrade, find_font, random_look, render_flat  # noqa: E402
 
 # name, size, puzzle seed, style, render seed, hidden operators
 SAMPLES = [

@@ -9,7 +9,7 @@ need=()
 command -v python3 >/dev/null 2>&1 || need+=(python3 python3-venv)
 command -v tesseract >/dev/null 2>&1 || need+=(tesseract-ocr)
 # Fonts: DejaVu draws the solution digits; the others render the training and
-# benchmark images (kkvision/synth.py TRAIN_FONTS and HELDOUT_FONTS).
+# benchmark images (devtools/synth.py TRAIN_FONTS and HELDOUT_FONTS).
 for pkg in fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-urw-base35 fonts-roboto \
            fonts-open-sans fonts-lato fonts-crosextra-carlito fonts-crosextra-caladea fonts-cantarell \
            fonts-noto-mono; do

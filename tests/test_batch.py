@@ -101,8 +101,8 @@ def test_any_executor_runs_a_batch_in_input_order(folder, samples):
 def test_every_puzzle_on_a_page_is_solved_in_reading_order_into_one_picture(tmp_path, capsys):
     import random
 
-    from kkvision.generate import random_puzzle
-    from kkvision.synth import TRAIN_FONTS, available, render
+    from devtools.generate import random_puzzle
+    from devtools.synth import TRAIN_FONTS, available, render
 
     fonts = available(TRAIN_FONTS)
     page = Image.new("RGB", (1700, 900), (255, 255, 255))

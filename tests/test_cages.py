@@ -7,8 +7,8 @@ import cv2
 import numpy as np
 import pytest
 
-from kkvision.generate import random_puzzle
-from kkvision.synth import TRAIN_FONTS, available, random_look, render, render_flat
+from devtools.generate import random_puzzle
+from devtools.synth import TRAIN_FONTS, available, random_look, render, render_flat
 from kkvision.vision.cages import _split, find_cages
 from kkvision.vision.grid import find_grid
 

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from devtools.generate import random_puzzle
 from kkvision import formats
 from kkvision.cli import main
 from kkvision.errors import ExitCode, KkvisionError
-from kkvision.generate import random_puzzle
 from kkvision.puzzle import Puzzle
 
 READERS = (*formats.FORMATS, None)  # None: auto-detect

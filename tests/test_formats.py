@@ -2,9 +2,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from devtools.generate import random_puzzle
 from kkvision import formats
 from kkvision.errors import UnknownFormat
-from kkvision.generate import random_puzzle
 from kkvision.puzzle import Cage
 
 NYT = """first 4x4 puzzle from NY Times, published on Friday 02/13/09

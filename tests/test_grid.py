@@ -9,9 +9,9 @@ import cv2
 import numpy as np
 import pytest
 
-from kkvision.generate import random_puzzle
+from devtools.generate import random_puzzle
+from devtools.synth import TRAIN_FONTS, available, random_look, render_flat
 from kkvision.render import draw_solution
-from kkvision.synth import TRAIN_FONTS, available, random_look, render_flat
 from kkvision.vision.cages import find_cages
 from kkvision.vision.grid import SIDE, GridGeometry, find_grid
 

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
+from devtools.generate import random_puzzle
 from kkvision.cli import main
-from kkvision.generate import random_puzzle
 from kkvision.hints import hints
 from kkvision.puzzle import Cage, Puzzle
 

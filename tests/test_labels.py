@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from kkvision.synth import HELDOUT_FONTS, TRAIN_FONTS, available
+from devtools.synth import HELDOUT_FONTS, TRAIN_FONTS, available
 from kkvision.vision import labels
 from kkvision.vision.labels import ALPHABET, CROP_H, CROP_W, decode, label_crop, read_labels
 

@@ -1,27 +1,67 @@
-"""Installed as a user would install it: a wheel, outside the checkout; the
-entry points and the options every command takes."""
+"""Installed as a user would install it: a wheel (the runtime and the models only, no dev
+code), outside the checkout; the entry points and the options every command takes."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import cv2
+import pytest
 
 from kkvision.cli import main
 from kkvision.errors import ExitCode
 
 ROOT = Path(__file__).resolve().parents[1]
+PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+# what a checkout holds that is not source: never copied into the tree the wheel is built from
+NOT_SOURCE = (".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".mypy_cache",
+              ".ruff_cache", "out")
 
 
-def test_a_wheel_installed_outside_the_checkout_solves_a_sample(tmp_path, samples):
-    wheels, target = tmp_path / "wheels", tmp_path / "site"
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
-    subprocess.run(pip + ["wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(ROOT)],
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel, built once from a copy of the checkout's source: setuptools never clears its
+    build/ folder, so a wheel built in the checkout could carry modules removed since the last
+    build there."""
+    work = tmp_path_factory.mktemp("wheel")
+    tree, wheels = work / "tree", work / "wheels"
+    shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(*NOT_SOURCE))
+    subprocess.run(PIP + ["wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(tree)],
                    check=True, capture_output=True, timeout=300)
-    wheel = next(wheels.glob("kkvision-*.whl"))
-    subprocess.run(pip + ["install", "--no-deps", "--target", str(target), str(wheel)],
+    return next(wheels.glob("kkvision-*.whl"))
+
+
+def not_runtime(names: list[str]) -> list[str]:
+    """The files of a wheel that are no part of the runtime: training or synthetic-picture code,
+    the puzzle generator, the dev-only folder, or any code beside the model files."""
+    bad = [n for n in names if any(w in n for w in ("train_", "synth", "generate", "devtools"))]
+    return bad + [n for n in names if n.startswith("kkvision/models/") and n.endswith(".py")
+                  and n != "kkvision/models/__init__.py" and n not in bad]
+
+
+def test_the_wheel_holds_the_runtime_and_the_models_only(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    assert not_runtime(names) == []
+    for needed in ("kkvision/models/labels.onnx", "kkvision/models/digits.onnx", "kkvision/models/__init__.py",
+                   "kkvision/cli.py", "kkvision/__main__.py"):
+        assert needed in names
+    assert {n.split("/")[0] for n in names if not n.startswith("kkvision-")} == {"kkvision"}
+
+
+def test_the_wheel_check_finds_dev_code():
+    names = ["kkvision/cli.py", "kkvision/models/__init__.py", "kkvision/models/labels.onnx",
+             "kkvision/synth.py", "kkvision/generate.py", "kkvision/models/train_labels.py",
+             "kkvision/models/helper.py", "devtools/__init__.py"]
+    assert sorted(not_runtime(names)) == sorted(names[3:])
+
+
+def test_a_wheel_installed_outside_the_checkout_solves_a_sample(tmp_path, samples, wheel):
+    target = tmp_path / "site"
+    subprocess.run(PIP + ["install", "--no-deps", "--target", str(target), str(wheel)],
                    check=True, capture_output=True, timeout=300)
     assert (target / "kkvision" / "models" / "labels.onnx").is_file()
     env = {**os.environ, "PYTHONPATH": str(target)}  # the installed copy, not the checkout

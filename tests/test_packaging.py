@@ -1,5 +1,7 @@
-"""The package's file list: every module of the source tree ships, with the models."""
+"""The package's file list: every module of the source tree ships, with the models; the
+dev-only code (devtools/) does not, and the runtime never imports it."""
 
+import ast
 import sys
 from pathlib import Path
 
@@ -17,7 +19,25 @@ def test_every_package_of_the_tree_is_listed_for_install():
     found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "kkvision").rglob("__init__.py")}
     assert found | {"kkvision.models"} == listed
     assert config["package-dir"]["kkvision.models"] == "models"
-    assert "*.onnx" in config["package-data"]["kkvision.models"]
+    assert sorted(config["package-data"]["kkvision.models"]) == ["*.md", "*.onnx"]
+    assert not any(name.split(".")[0] == "devtools" for name in listed)
+
+
+def test_the_models_folder_holds_no_code():
+    # every module in models/ would ship as kkvision.models.*; training code lives in devtools/
+    assert [p.name for p in (ROOT / "models").glob("*.py")] == ["__init__.py"]
+
+
+def test_the_runtime_never_imports_the_dev_only_code():
+    for path in (ROOT / "kkvision").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            else:
+                continue
+            assert not any(n.split(".")[0] == "devtools" for n in names), f"{path} imports {names}"
 
 
 def test_the_label_model_loads_as_package_data():

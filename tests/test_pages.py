@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
-from kkvision import synth
-from kkvision.generate import random_puzzle
+from devtools import synth
+from devtools.generate import random_puzzle
 from kkvision.vision.cages import find_cages
 from kkvision.vision.grid import find_grid, find_grids, reading_order
 

@@ -2,8 +2,8 @@
 
 import pytest
 
+from devtools.generate import random_puzzle
 from kkvision.errors import ClueUnreadable, UncertainReading
-from kkvision.generate import random_puzzle
 from kkvision.puzzle import Cage, Puzzle
 from kkvision.vision.clues import ClueReading
 from kkvision.vision.reading import options, resolve

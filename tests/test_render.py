@@ -7,10 +7,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from kkvision.generate import random_puzzle
+from devtools.generate import random_puzzle
+from devtools.synth import TRAIN_FONTS, available, render
 from kkvision.pipeline import Options
 from kkvision.render import draw_solution
-from kkvision.synth import TRAIN_FONTS, available, render
 from kkvision.vision import read_image
 
 

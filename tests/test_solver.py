@@ -3,9 +3,9 @@ import time
 
 import pytest
 
+from devtools.generate import random_puzzle
 from kkvision import formats, solver
 from kkvision.errors import Ambiguous, SolverTimeout, Unsolvable
-from kkvision.generate import random_puzzle
 from kkvision.puzzle import Cage, Puzzle, check_grid
 from kkvision.solver import solve
 
@@ -120,7 +120,7 @@ def _big_cage_puzzle(n, seed, op):
     """Each row split into a 7-cell cage and 2-cell '-' cages, on a random Latin square."""
     import random
 
-    from kkvision.generate import latin_square
+    from devtools.generate import latin_square
 
     grid = latin_square(n, random.Random(seed))
     cages = []

@@ -7,11 +7,11 @@ import cv2
 import numpy as np
 import pytest
 
+from devtools.generate import random_puzzle
+from devtools.synth import TRAIN_FONTS, available, render
 from kkvision.cli import main
 from kkvision.errors import ExitCode
-from kkvision.generate import random_puzzle
 from kkvision.pipeline import Options
-from kkvision.synth import TRAIN_FONTS, available, render
 from kkvision.vision import ocr, read_image
 from kkvision.vision.clues import ClueReading, parse
 

@@ -3,7 +3,7 @@
 The crop is the middle and bottom of the cell (the label sits at the top
 left; pencil marks are small and the network learned to pass them over),
 normalised to SIDE x SIDE darkness.  A small network (models/digits.onnx,
-made by models/train_digits.py, run by nets.py) gives 10 classes: 0 = nothing written, or
+made by devtools/train_digits.py, run by nets.py) gives 10 classes: 0 = nothing written, or
 1..9, with probabilities; a cell read with less than SURE is unsure, never
 taken as an answer.
 """

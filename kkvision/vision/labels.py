@@ -3,7 +3,7 @@
 Each label is read from a fixed crop of its cell: the top part of the cell,
 a little beyond its borders, in the straightened grid square, normalised to
 CROP_H x CROP_W darkness (0 paper .. 1 ink).  A small convolutional network
-(models/labels.onnx, trained by models/train_labels.py) gives, for each of
+(models/labels.onnx, trained by devtools/train_labels.py) gives, for each of
 CROP_W/4 columns, a probability per character; CTC prefix beam search turns
 them into the few most probable texts with their probabilities.  The text
 alphabet is ALPHABET: digits and the four operators, with × x * read as '*'

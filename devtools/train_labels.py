@@ -1,7 +1,9 @@
 """Train the cage-label reader shipped as models/labels.onnx.
 
+From the repository root (dev-only: not installed with the package):
+
     .venv/bin/pip install -e '.[train]'          # PyTorch (CPU) and onnx
-    .venv/bin/python models/train_labels.py --real ../shared/real-dev     # the shipped model
+    .venv/bin/python -m devtools.train_labels --real ../shared/real-dev     # the shipped model
 
 What it learns: kkvision.vision.labels reads a fixed crop of the top of each
 cell (labels.label_crop) with a small convolutional network and CTC decoding.
@@ -9,7 +11,7 @@ This script makes those crops the way the runtime does, from synthetic cell
 neighbourhoods ("scenes") drawn under heavy augmentation:
   - text: a target with or without an operator (+, - − –, × x X *, ÷ /), or
     none (an empty cell reads as ''), in 100+ fonts (every installed family
-    but the URW ones, which kkvision.synth.HELDOUT_FONTS keeps unseen), cap
+    but the URW ones, which devtools.synth.HELDOUT_FONTS keeps unseen), cap
     height 12..34% of the cell, placed near the top-left corner;
   - the cell: paper tint, highlighted cells, thin lines solid, grey, dotted
     or absent, thick cage borders on any side, a neighbour's label just right
@@ -36,7 +38,6 @@ import hashlib
 import json
 import math
 import random
-import sys
 import time
 from functools import lru_cache
 from multiprocessing import Pool
@@ -46,10 +47,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from kkvision.vision.labels import (  # noqa: E402
+from kkvision.vision.labels import (
     ALPHABET,
     CROP_H,
     CROP_W,
@@ -57,8 +55,9 @@ from kkvision.vision.labels import (  # noqa: E402
     label_crop,
 )
 
+ROOT = Path(__file__).resolve().parents[1]  # the repository root: the model goes to its models/ folder
 SQUARE = 900  # kkvision.vision.grid.SIDE: the grid square the runtime crops from
-HELDOUT_FAMILIES = ("Nimbus", "URW", "C059", "P052")  # kkvision.synth.HELDOUT_FONTS' families, never trained on
+HELDOUT_FAMILIES = ("Nimbus", "URW", "C059", "P052")  # devtools.synth.HELDOUT_FONTS' families, never trained on
 NOT_TEXT_FONTS = ("StandardSymbols", "D050000L", "Z003", "DejaVuMathTeXGyre", "Hairline", "Thin")
 OPERATOR_GLYPHS = {"+": ["+"], "-": ["-", "−", "–"], "*": ["×", "x", "X", "*"], "/": ["÷", "/"]}
 

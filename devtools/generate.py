@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from .puzzle import Cage, Grid, Puzzle
+from kkvision.puzzle import Cage, Grid, Puzzle
 
 
 def latin_square(n: int, rng: random.Random) -> Grid:
@@ -70,7 +70,7 @@ def _clue(cells: list[tuple[int, int]], grid: Grid, rng: random.Random, n: int) 
 def random_puzzle(n: int, seed: int, max_cage: int = 5, unique: bool = True,
                   hidden_ops: bool = False) -> tuple[Puzzle, Grid]:
     rng = random.Random(seed)
-    from .solver import solve
+    from kkvision.solver import solve
 
     for _ in range(200):
         grid = latin_square(n, rng)

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
-from .puzzle import Puzzle
+from kkvision.puzzle import Puzzle
 
 FONT_DIRS = [Path("/usr/share/fonts"), Path("/usr/local/share/fonts")]
 TRAIN_FONTS = [

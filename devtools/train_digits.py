@@ -1,7 +1,9 @@
 """Train the cell-digit reader (models/digits.onnx): is a digit written in this cell, and which?
 
+From the repository root (dev-only: not installed with the package):
+
     .venv/bin/pip install -e '.[train]'
-    .venv/bin/python models/train_digits.py            # about 2 minutes on 2 cores
+    .venv/bin/python -m devtools.train_digits            # about 2 minutes on 2 cores
 
 It reads the middle and bottom of a cell (where an answer is written; the
 label sits at the top left, pencil marks are small) as a 28x28 darkness crop
@@ -22,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 import time
 from functools import lru_cache
 from multiprocessing import Pool
@@ -32,11 +33,9 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from kkvision.vision.digits import SIDE, digit_crop, handwriting_crop
 
-from kkvision.vision.digits import SIDE, digit_crop, handwriting_crop  # noqa: E402
-
+ROOT = Path(__file__).resolve().parents[1]  # the repository root: the model goes to its models/ folder
 HELDOUT_FAMILIES = ("Nimbus", "URW", "C059", "P052")
 NOT_TEXT_FONTS = ("StandardSymbols", "D050000L", "DejaVuMathTeXGyre", "Hairline")
 
