@@ -34,8 +34,10 @@ from calibration import margin_table, widen  # noqa: E402
 from devtools.generate import random_puzzle  # noqa: E402
 from devtools.synth import HELDOUT_FONTS, STYLES, TRAIN_FONTS, available, render  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
-from kkvision.pipeline import OCR_ENGINES, Options  # noqa: E402
-from kkvision.vision import ocr, read_image  # noqa: E402
+from kkvision.pipeline import Options  # noqa: E402
+from kkvision.vision import read_image  # noqa: E402
+from kkvision.vision.stages import Trace  # noqa: E402
+from kkvision.vocab import LABEL_READERS as OCR_ENGINES  # noqa: E402
 
 
 def cases(count: int, seed: int):
@@ -52,13 +54,14 @@ def cases(count: int, seed: int):
 def run_one(data: bytes, puzzle, grid, engine: str) -> tuple[dict, str]:
     marks = {"size": False, "cages": False, "clues": 0, "clue_total": 0, "solved": False, "wrong": False}
     why = ""
-    trace: dict = {}
+    trace = Trace()
     reading = None
     try:
         _, reading = read_image(Path("bench.png"), data, Options(ocr=engine, time_limit=20.0), trace)
     except KkvisionError as exc:
         why += f" {type(exc).__name__}"
-    geom, layout, clues = trace.get("geometry"), trace.get("layout"), trace.get("clues")
+    marks["tesseract"] = trace.processes
+    geom, layout, clues = trace.geometry, trace.layout, trace.clues
     marks["size"] = geom is not None and geom.size == puzzle.size
     if geom is not None and not marks["size"]:
         why += f" size {geom.size}"
@@ -76,7 +79,7 @@ def run_one(data: bytes, puzzle, grid, engine: str) -> tuple[dict, str]:
                 why += f" {t.where}:{t.label}->{cl.text or '_'}"
     if reading is not None:
         marks["odds"] = reading.odds
-        marks["solved"] = reading.solution.grid == grid
+        marks["solved"] = reading.grid == grid
         marks["wrong"] = not marks["solved"]
         if marks["wrong"]:
             why += " WRONG solution"
@@ -107,7 +110,6 @@ def main() -> None:
         arr = cv2.cvtColor(np.asarray(image), cv2.COLOR_RGB2BGR)
         ext = ".jpg" if style in ("scan", "photo", "page", "lowres") else ".png"
         data = cv2.imencode(ext, arr, [cv2.IMWRITE_JPEG_QUALITY, 90] if ext == ".jpg" else [])[1].tobytes()
-        before = ocr.PROCESSES
         t0 = time.perf_counter()
         marks, why = run_one(data, puzzle, grid, args.ocr)
         seconds = time.perf_counter() - t0
@@ -127,7 +129,7 @@ def main() -> None:
             g["solved"] += marks["solved"]
             g["wrong"] += marks["wrong"]
             g["seconds"] += seconds
-            g["tesseract"] += ocr.PROCESSES - before
+            g["tesseract"] += marks["tesseract"]
         if args.fails and not marks["solved"]:
             print(f"FAIL #{i} {n}x{n} {style} {Path(look.font).name} ops={look.ops}:{why}", file=sys.stderr)
         if args.save and not marks["solved"]:

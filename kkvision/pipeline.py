@@ -107,7 +107,7 @@ def read_loaded(loaded: Loaded, opts: Options) -> Page:
             return Page(loaded.name, (Outcome(solve_text(loaded.text, opts)),))
         except KkvisionError as exc:
             return Page(loaded.name, (Outcome(error=exc),))
-    from .vision import read_page
+    from .vision.read import read_page
 
     count, read = read_page(loaded.picture, loaded.name, opts, opts.puzzle)
     outcomes = tuple(

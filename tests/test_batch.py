@@ -15,8 +15,8 @@ from PIL import Image
 from kkvision.batch import Task, run_batch
 from kkvision.cli import main
 from kkvision.errors import ExitCode
-from kkvision.inputs import expand
 from kkvision.pipeline import Options
+from kkvision.sources import expand
 
 PICTURES = ("photo-6x6.jpg", "screenshot-5x5.png")
 

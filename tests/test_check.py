@@ -8,8 +8,9 @@ import pytest
 
 from kkvision.cli import main
 from kkvision.errors import ExitCode
-from kkvision.pipeline import Options, run
-from kkvision.render import draw_solution
+from kkvision.pipeline import Options, read_source
+from kkvision.render import Drawing, draw
+from kkvision.sources import Source
 
 
 @pytest.fixture
@@ -17,11 +18,12 @@ def filled(samples, tmp_path):
     """The photo sample with answers written in: make(grid) -> path of the picture."""
     src = tmp_path / "p.jpg"
     src.write_bytes((samples / "photo-6x6.jpg").read_bytes())
-    result, picture = run(src, Options())
+    page = read_source(Source(str(src), src), Options())
+    result, picture = page.outcomes[0].result, page.picture
 
     def make(grid, name="filled.png"):
         path = tmp_path / name
-        cv2.imwrite(str(path), draw_solution(picture, result, tuple(tuple(r) for r in grid)))
+        cv2.imwrite(str(path), draw(picture, [Drawing(result.geometry, tuple(tuple(r) for r in grid), result.labels)]))
         return path
 
     return make, [list(r) for r in result.solution]

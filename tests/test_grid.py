@@ -11,7 +11,7 @@ import pytest
 
 from devtools.generate import random_puzzle
 from devtools.synth import TRAIN_FONTS, available, random_look, render_flat
-from kkvision.render import draw_solution
+from kkvision.render import Drawing, draw
 from kkvision.vision.cages import find_cages
 from kkvision.vision.grid import SIDE, GridGeometry, find_grid
 
@@ -110,7 +110,7 @@ def test_curved_page():
     layout, _ = find_cages(square, geom)
     assert layout.cages == tuple(c.cells for c in puzzle.cages)
     # the drawn digits land in their cells: map each drawn pixel back to the flat page
-    out = draw_solution(bent, type("R", (), {"geometry": geom})(), grid)
+    out = draw(bent, [Drawing(geom, grid)])
     blue = (out[..., 0] > 150) & (out[..., 2] < 120) & (np.abs(out.astype(int) - bent).sum(axis=2) > 60)
     pad = 120 + look.thick * 2 + 6
     col = np.floor((mx[blue] - pad) / look.cell).astype(int)

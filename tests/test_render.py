@@ -10,7 +10,7 @@ import numpy as np
 from devtools.generate import random_puzzle
 from devtools.synth import TRAIN_FONTS, available, render
 from kkvision.pipeline import Options
-from kkvision.render import draw_solution
+from kkvision.render import Drawing, draw
 from kkvision.vision import read_image
 
 
@@ -30,12 +30,12 @@ def _orange(picture: np.ndarray) -> np.ndarray:
 def test_a_changed_label_is_drawn_in_its_cell_and_nothing_else_is_orange():
     picture, reading = _solved(5, 31)
     assert all(not lb.unsure for lb in reading.labels)
-    plain = draw_solution(picture, reading, reading.solution.grid)
+    plain = draw(picture, [Drawing(reading.geometry, reading.grid, reading.labels)])
     assert not _orange(plain).any()
     k = max(range(len(reading.labels)), key=lambda i: reading.labels[i].used.target)
     changed = dataclasses.replace(reading.labels[k], how="changed", used_probability=0.3)
     labels = reading.labels[:k] + (changed,) + reading.labels[k + 1:]
-    marked = draw_solution(picture, dataclasses.replace(reading, labels=labels), reading.solution.grid)
+    marked = draw(picture, [Drawing(reading.geometry, reading.grid, labels)])
     ys, xs = np.nonzero(_orange(marked))
     assert len(xs) > 20
     # all of it in the top half of that label's cell, in the picture

@@ -30,6 +30,7 @@ from kkvision.vision.cages import CageLayout, find_cages, rows
 from kkvision.vision.clues import ClueReading, clue_for, read_cells, read_clues
 from kkvision.vision.grid import SIDE, GridGeometry, find_grid
 from kkvision.vision.picture import decode
+from kkvision.vision.readers import reader
 from kkvision.vision.reading import resolve
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,7 +80,7 @@ def recorded(stem: str) -> Recorded:
 def cell_readings(stem: str) -> dict:
     """The label reader on every cell of the recorded square (read_cells)."""
     rec = recorded(stem)
-    return read_cells(rec.square, rec.geom)
+    return read_cells(rec.square, rec.geom, reader("model"))
 
 
 def expected_layout(puzzle: Puzzle) -> CageLayout:
@@ -94,7 +95,7 @@ def expected_layout(puzzle: Puzzle) -> CageLayout:
 def label_readings(stem: str) -> tuple[ClueReading, ...]:
     """The label stage alone: each expected cage's label as read on the recorded square."""
     rec = recorded(stem)
-    readings = read_clues(rec.square, rec.geom, expected_layout(rec.puzzle), cell_readings(stem))
+    readings = read_clues(rec.square, rec.geom, expected_layout(rec.puzzle), cell_readings(stem), reader("model"))
     assert [rd.cells for rd in readings] == [cage.cells for cage in rec.puzzle.cages]
     return readings
 
@@ -160,5 +161,5 @@ def test_label_stage_reads_the_expected_labels_in_the_expected_cages(stem):
 def test_reading_stage_resolves_the_labels_read_to_the_expected_solution(stem):
     rec = recorded(stem)
     res = resolve(rec.puzzle.size, label_readings(stem), TIME_LIMIT)
-    assert [list(row) for row in res.solution.grid] == rec.solution
+    assert [list(row) for row in res.grid] == rec.solution
     assert res.puzzle == rec.puzzle

@@ -25,7 +25,7 @@ def _net(model: str) -> cv2.dnn.Net:
     try:
         data = resources.files("kkvision.models").joinpath(model).read_bytes()
     except (FileNotFoundError, ModuleNotFoundError):
-        script = "models/train_" + model.split(".")[0] + ".py"
+        script = "python -m devtools.train_" + model.split(".")[0]
         raise MissingDependency(f"model {model} is missing from the kkvision package;"
                                 f" reinstall it, or run {script}") from None
     return cv2.dnn.readNetFromONNX(np.frombuffer(data, np.uint8))
