@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+import numpy as np
 
 from .errors import InputError
 from .puzzle import Grid, Puzzle
+from .vision.stages import GridGeometry
+from .vocab import Cell
 
 BLANK = 0
 
@@ -57,7 +60,7 @@ def check_answers(puzzle: Puzzle, solution: Grid, answers: Grid) -> CheckResult:
     return CheckResult(answers, tuple(wrong), tuple(blank))
 
 
-def written_answers(picture: Any, geometry: Any) -> tuple[Grid, tuple[tuple[int, int], ...]]:
+def written_answers(picture: np.ndarray, geometry: GridGeometry) -> tuple[Grid, tuple[Cell, ...]]:
     """The answers written in the picture's cells (0: nothing written), and the
     cells read with too little certainty to judge (left 0, listed)."""
     from .vision.digits import SURE, digit_crop, read_digits

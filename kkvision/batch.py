@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,6 +28,9 @@ from .pipeline import Options, Outcome, read_source
 from .report import outcome_record, record
 from .sources import DEFAULT_DPI, Source
 from .vocab import output_name
+
+if TYPE_CHECKING:
+    from .render import Drawing
 
 
 @dataclass(frozen=True)
@@ -89,7 +92,7 @@ def _unique(outcome: Outcome) -> Outcome:
 
 def write_picture(picture: np.ndarray, outcomes: list[Outcome], source: Source, kind: str,
                   output: Path | None = None, output_dir: Path | None = None,
-                  drawings: list[Any] | None = None) -> Path | None:
+                  drawings: list[Drawing] | None = None) -> Path | None:
     """The picture with every answered puzzle's solution drawn in (or the given
     drawings: a check's marks, a hint's cells), written as -o, or into
     --output-dir, or beside the input as INPUT.<kind>.png, never over a file;

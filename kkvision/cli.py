@@ -15,7 +15,7 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import __version__, formats
 from .errors import (
@@ -34,6 +34,9 @@ from .puzzle import Puzzle
 from .report import dump, grid_text, outcome_record, record
 from .sources import Source, expand
 from .vision.stages import AsRead, GivenLabel
+
+if TYPE_CHECKING:
+    from .render import Drawing
 from .vocab import LABEL_READERS, READER_ALIASES, Cell, canonical_label, cell_name, parse_cell
 
 log = logging.getLogger("kkvision")
@@ -340,7 +343,8 @@ def _unique(outcome: Outcome) -> Outcome:
     return outcome
 
 
-def _picture(args: argparse.Namespace, page: Page, source: Source, kind: str, drawings: list[Any]) -> Path | None:
+def _picture(args: argparse.Namespace, page: Page, source: Source, kind: str, drawings: list[Drawing]
+             ) -> Path | None:
     """The command's output picture (all puzzles' drawings in one), unless --no-image or a text."""
     if page.picture is None or args.no_image or not drawings:
         return None

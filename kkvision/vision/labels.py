@@ -17,10 +17,11 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from ..vocab import ARITHMETIC
 from . import nets
 from .stages import LabelReading
 
-ALPHABET = "0123456789+-*/"  # class k+1 is ALPHABET[k]; class 0 is the CTC blank
+ALPHABET = "0123456789" + ARITHMETIC  # class k+1 is ALPHABET[k]; class 0 is the CTC blank (the model's order)
 CROP_H, CROP_W = 40, 88
 # The crop, in cell sides, relative to the cell's top-left corner: labels sit
 # in the top-left of the cell; a little of the borders is kept so the crop
