@@ -15,6 +15,9 @@ MAX_LINES = 24  # longest vertical lines paired into frames
 FULL = 0.85  # a frame's top/bottom line covers this fraction of its width
 SQUARE = 0.2  # a frame's height differs from its width by at most this fraction
 MAX_ASPECT = 1.8  # longest / shortest side of a candidate quad (grids are square, seen in perspective)
+FACE_ON = 4.0  # degrees: a quad whose every corner is this close to square is a rectangle seen face on...
+FACE_ON_ASPECT = 1.25  # ...and then a grid of square cells only when its sides differ by at most this factor
+                        # (a screen's keys, buttons and banners are face-on rectangles of any shape)
 # a page of several puzzles (find_grids): each grid is a smaller part of the picture, and brings its own outlines and lines
 PAGE_MIN_SIDE = 0.08  # a page's grid spans at least this fraction of the shorter side (a 9x9 of 300 px on an A4 scan)
 PAGE_MAX_CONTOURS = 48  # a few grids' outlines, each with its largest cages' holes
@@ -28,9 +31,21 @@ def order(pts: np.ndarray) -> np.ndarray:
 
 
 def plausible(quad: np.ndarray) -> bool:
+    """Could the quad be a square grid's frame: convex, not too long, and when
+    seen face on (a screenshot, a flat scan: square corners) nearly square."""
     sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
-    return bool(sides.min() > 0 and sides.max() / sides.min() <= MAX_ASPECT
-                and cv2.contourArea(quad.astype(np.float32)) > 0 and cv2.isContourConvex(quad.astype(np.float32)))
+    if not (sides.min() > 0 and sides.max() / sides.min() <= MAX_ASPECT
+            and cv2.contourArea(quad.astype(np.float32)) > 0 and cv2.isContourConvex(quad.astype(np.float32))):
+        return False
+    return max(_corner_angles(quad)) > FACE_ON or sides.max() / sides.min() <= FACE_ON_ASPECT
+
+
+def _corner_angles(quad: np.ndarray) -> np.ndarray:
+    """How far from 90 degrees each corner of the quad is."""
+    a = quad - np.roll(quad, 1, axis=0)
+    b = np.roll(quad, -1, axis=0) - quad
+    cos = (a * b).sum(1) / np.maximum(1e-9, np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+    return np.abs(np.degrees(np.arcsin(np.clip(cos, -1, 1))))
 
 
 def contour_quads(mask: np.ndarray, min_area: float = MIN_AREA, most: int = MAX_CONTOURS) -> list[np.ndarray]:

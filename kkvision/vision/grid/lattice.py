@@ -4,7 +4,11 @@ The square is a candidate frame warped upright.  Two kinds of evidence:
   segments  straight runs of ink at least half the smallest cell long (cage
             borders, cell lines, the frame), in pieces at most a smallest cell
             long: an n explains the square when (nearly) all of them lie on its
-            lattice lines;
+            lattice lines.  A line of an n x n grid runs along at least one
+            whole cell side, so for each n only runs at least LINE_RUN of its
+            cell long are weighed: the strokes of a big digit written in a
+            cell (an answer, a keypad key) are no line of a grid of cells that
+            size, though they would be of one half as big;
   support   how fully each lattice line is inked along its length, strip by
             strip (so a bowed line still counts), after closing small gaps
             (dotted and faint lines count).
@@ -27,6 +31,8 @@ SEGMENT = 0.5  # a segment is at least this fraction of the smallest cell (1/9 o
 EXPLAIN_TOL = 0.2  # a segment lies on a lattice line when this close, in cells of that lattice (bowed lines)
 UNEXPLAINED = 0.12  # an explaining lattice leaves at most this fraction of inner segment length off its lines
 PIECES = 9  # segments are cut into this many pieces along the side, so a bowed line's pieces follow it
+LINE_RUN = 0.45  # a lattice's line runs at least this share of its cell (a digit drawn in a cell: ~0.35)
+RUN_TOL = 0.02  # pieces in neighbouring strips this close (of the side) are one run
 MIN_INNER = 1.0  # a grid has inner segments of at least this many sides' length in all
 STRIPS = 4  # support is measured in this many strips along each line
 LINE_OK = 0.55  # a supported line covers this fraction of its strips
@@ -48,9 +54,10 @@ def ink(gray: np.ndarray) -> np.ndarray:
 
 
 def segments(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(position, length) of horizontal and vertical ink runs, one row per
+    """(position, length, run) of horizontal and vertical ink runs, one row per
     piece: within each of PIECES strips, a band of consecutive rows holding
-    runs is one piece (its length the longest run, its position their mean)."""
+    runs is one piece (its length the longest run, its position their mean);
+    `run` is the length of the pieces it continues with in neighbouring strips."""
     side = mask.shape[0]
     run = max(5, int(SEGMENT * side / max(SIZES)))
     edges = np.linspace(0, side, PIECES + 1).astype(int)
@@ -69,9 +76,36 @@ def segments(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                 if b - a + 1 >= run:  # a blob, not a run
                     continue
                 w = col[a:b + 1]
-                found.append((float((np.arange(a, b + 1) * w).sum() / w.sum()), float(w.max())))
-        out.append(np.asarray(found, float).reshape(-1, 2))
+                found.append((float((np.arange(a, b + 1) * w).sum() / w.sum()), float(w.max()), p))
+        out.append(_runs(np.asarray(found, float).reshape(-1, 3), RUN_TOL * side))
     return out[0], out[1]
+
+
+def _runs(pieces: np.ndarray, tol: float) -> np.ndarray:
+    """(position, length, run): each piece with the summed length of the chain
+    of pieces at its position (within tol) in consecutive strips."""
+    out = np.zeros((len(pieces), 3))
+    out[:, :2] = pieces[:, :2]
+    parent = list(range(len(pieces)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    order = np.argsort(pieces[:, 0], kind="stable")
+    for a_pos, i in enumerate(order):  # join pieces in neighbouring strips at (nearly) the same position
+        for j in order[a_pos + 1:]:
+            if pieces[j, 0] - pieces[i, 0] > tol:
+                break
+            if abs(pieces[j, 2] - pieces[i, 2]) == 1:
+                parent[root(int(j))] = root(int(i))
+    totals: dict[int, float] = {}
+    for i in range(len(pieces)):
+        totals[root(i)] = totals.get(root(i), 0.0) + pieces[i, 1]
+    out[:, 2] = [totals[root(i)] for i in range(len(pieces))]
+    return out
 
 
 def _groups(flags: np.ndarray) -> list[tuple[int, int]]:
@@ -101,8 +135,11 @@ def line_support(cov: np.ndarray, lo: float, hi: float) -> float:
 
 
 def _explained(segs: np.ndarray, n: int, side: int) -> float:
-    """Fraction of segment length on n's lattice."""
+    """Fraction of the length of runs long enough to be n's lines that lies on n's lattice."""
     cell = side / n
+    segs = segs[segs[:, 2] >= LINE_RUN * cell]
+    if segs.size == 0:
+        return 0.0
     off = np.abs(segs[:, 0] / cell - np.round(segs[:, 0] / cell))
     return float(segs[off <= EXPLAIN_TOL, 1].sum() / segs[:, 1].sum())
 

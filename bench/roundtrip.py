@@ -1,0 +1,97 @@
+"""kkvision's own answer pictures fed back in: the same puzzle, and check says all right.
+
+    .venv/bin/python bench/roundtrip.py [DIR ...] [--jobs 2] [--fails]
+
+For every picture in the folders (default: samples/ and ../shared/real-dev/*)
+that kkvision solves, the answer is drawn into it as `kkvision solve` does
+(PNG), and that picture is read again:
+  same     `solve` of the output gives the same puzzle (cages and clues) and solution
+  checked  `check` of the output finds every cell filled and right (exit 0, no blank,
+           no unsure cell): the drawn digits are read back as the answers
+Pictures kkvision refuses in the first place are counted apart (they give no output).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import cv2
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from kkvision.answers import check_answers, written_answers  # noqa: E402
+from kkvision.errors import KkvisionError  # noqa: E402
+from kkvision.pipeline import Options, read_source  # noqa: E402
+from kkvision.render import Drawing, draw  # noqa: E402
+from kkvision.sources import PICTURES, Source, of_bytes  # noqa: E402
+
+
+def one(path: Path) -> tuple[str, str, str]:
+    """(folder, outcome, why): outcome 'refused', 'ok', 'changed' or 'unchecked'."""
+    folder = path.parent.name
+    try:
+        page = read_source(Source(str(path), path), Options())
+    except KkvisionError as exc:
+        return folder, "refused", f"exit {int(exc.exit_code)}"
+    first = [o.result for o in page.outcomes if o.result is not None]
+    if not first or page.picture is None:
+        return folder, "refused", "no answer"
+    drawn = draw(page.picture, [Drawing(r.geometry, r.solution, r.labels) for r in first if r.geometry is not None])
+    data = cv2.imencode(".png", drawn)[1].tobytes()
+    try:
+        again = read_source(of_bytes(data, f"{path.name}.solved.png"), Options())
+    except KkvisionError as exc:
+        return folder, "changed", f"output: exit {int(exc.exit_code)}: {exc.message[:80]}"
+    second = [o.result for o in again.outcomes if o.result is not None]
+    if len(second) != len(first) or any(a.puzzle != b.puzzle or a.solution != b.solution
+                                        for a, b in zip(first, second)):
+        errors = [o.error.message[:80] for o in again.outcomes if o.error is not None]
+        return folder, "changed", f"output read as {len(second)} puzzle(s) {errors[:1]}"
+    assert again.picture is not None
+    for result in second:
+        assert result.geometry is not None
+        answers, unsure = written_answers(again.picture, result.geometry)
+        verdict = check_answers(result.puzzle, result.solution, answers)
+        if verdict.wrong or verdict.blank or unsure:
+            return folder, "unchecked", (f"check: {len(verdict.wrong)} wrong, {len(verdict.blank)} blank,"
+                                         f" {len(unsure)} unsure")
+    return folder, "ok", ""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dirs", nargs="*", type=Path)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--fails", action="store_true", help="list the pictures that do not come back the same")
+    args = ap.parse_args()
+    dirs = args.dirs or [ROOT / "samples", *sorted(p for p in (ROOT.parent / "shared" / "real-dev").glob("*")
+                                                    if p.is_dir())]
+    paths = [p for d in dirs for p in sorted(d.iterdir()) if p.suffix.lower() in PICTURES
+             and ".solved" not in p.name]
+    with ProcessPoolExecutor(args.jobs) as pool:
+        results = list(zip(paths, pool.map(one, paths)))
+    table: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for _, (folder, outcome, _why) in results:
+        for key in (folder, "all"):
+            table[key][outcome] += 1
+    print("| folder | pictures | solved | output: same puzzle | output: check exit 0 | refused first |")
+    print("|---|---|---|---|---|---|")
+    for key in sorted(table, key=lambda k: (k == "all", k)):
+        t = table[key]
+        solved = t["ok"] + t["changed"] + t["unchecked"]
+        same = t["ok"] + t["unchecked"]
+        print(f"| {key} | {solved + t['refused']} | {solved} | {same}/{solved} ({100 * same / max(1, solved):.0f}%) |"
+              f" {t['ok']}/{solved} ({100 * t['ok'] / max(1, solved):.0f}%) | {t['refused']} |")
+    if args.fails:
+        for path, (_, outcome, why) in results:
+            if outcome != "ok":
+                print(f"{outcome}: {path}: {why}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
