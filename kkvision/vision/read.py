@@ -20,7 +20,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import GridNotFound, KkvisionError, UsageError
+from ..errors import (
+    Ambiguous,
+    ClueUnreadable,
+    GridNotFound,
+    KkvisionError,
+    LabelNotACage,
+    UncertainReading,
+    Unsolvable,
+    UsageError,
+)
 from ..solver import time_budget
 from ..vocab import cell_name
 from .agree import agree_with_labels
@@ -34,6 +43,9 @@ from .reading import resolve
 from .stages import AsRead, GivenLabel, GridGeometry, Reading, Refusal, Trace, VisionOptions
 
 log = logging.getLogger("kkvision")
+TURNS = (1, 2, 3)  # quarter turns of the square tried when the labels cannot be read upright
+# refusals that a turned picture gives upright (its labels read as nothing, or as other numbers)
+TURN_WHEN = (ClueUnreadable, Unsolvable, UncertainReading, Ambiguous, LabelNotACage)
 
 
 def read_image(path: Path, data: bytes, opts: VisionOptions, trace: Trace | None = None,
@@ -90,29 +102,54 @@ def _check_choice(count: int, only: int | None, labels: tuple[GivenLabel, ...]) 
 
 def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOptions,
               trace: Trace | None = None) -> Reading:
-    """What was read from one grid found in the picture, and its answer."""
+    """What was read from one grid found in the picture, and its answer.  When
+    the labels cannot be read as a puzzle upright, the square is turned a
+    quarter, a half and three quarters (a picture taken on its side with no
+    orientation tag): the one way round whose labels give an answer is taken."""
     trace = Trace() if trace is None else trace
-    trace.geometry, trace.square = geom, square
     log.info("%s: %dx%d grid found", name, geom.size, geom.size)
-    labels = reader(opts.ocr)
     try:
-        layout, _ = find_cages(square, geom)
-        cells = read_cells(square, geom, labels)
-        layout = agree_with_labels(layout, cells)
-        trace.layout = layout
-        log.info("%s: %d cages", name, len(layout.cages))
-        clues = given_labels(read_clues(square, geom, layout, cells, labels), opts.labels)
-        trace.clues, trace.processes = clues, labels.processes
-        log.info("%s: labels read (%s) with %d tesseract process(es): %s", name, labels.name, labels.processes,
-                 " ".join(c.text or "?" for c in clues))
         with time_budget(opts.time_limit):  # one --time-limit for all the solver runs of this picture
-            res = resolve(geom.size, clues, opts.time_limit)
-            check_borders(layout, cells, res.grid, opts.time_limit)
+            try:
+                return _read_once(geom, square, name, opts, trace)
+            except TURN_WHEN as upright:
+                found = []
+                for k in TURNS:
+                    turned = Trace()
+                    try:
+                        found.append((k, _read_once(geom.turned(k), np.rot90(square, k).copy(), name, opts, turned),
+                                      turned))
+                    except KkvisionError:
+                        continue
+                if len(found) != 1:
+                    raise upright from None
+                k, reading, turned = found[0]
+                trace.__dict__.update(turned.__dict__)
+                log.info("%s: read turned %d degrees", name, 90 * k)
+                return replace(reading, notes=(f"the puzzle is on its side in the picture: read it turned {90 * k}"
+                                               " degrees counterclockwise",) + reading.notes)
     finally:
         if opts.debug_dir is not None:
             from .debug import write_stages
 
             write_stages(opts.debug_dir, image, trace)
+
+
+def _read_once(geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOptions, trace: Trace) -> Reading:
+    """The grid read one way round: cages, labels, the reading and its answer."""
+    trace.geometry, trace.square = geom, square
+    labels = reader(opts.ocr)
+    layout, _ = find_cages(square, geom)
+    cells = read_cells(square, geom, labels)
+    layout = agree_with_labels(layout, cells)
+    trace.layout = layout
+    log.info("%s: %d cages", name, len(layout.cages))
+    clues = given_labels(read_clues(square, geom, layout, cells, labels), opts.labels)
+    trace.clues, trace.processes = clues, labels.processes
+    log.info("%s: labels read (%s) with %d tesseract process(es): %s", name, labels.name, labels.processes,
+             " ".join(c.text or "?" for c in clues))
+    res = resolve(geom.size, clues, opts.time_limit)
+    check_borders(layout, cells, res.grid, opts.time_limit)
     notes = res.notes
     if layout.changed:
         notes = ("cage borders changed to agree with where the labels are: "

@@ -118,6 +118,19 @@ class GridGeometry:
             raise ValueError("mesh has non-finite points")
         object.__setattr__(self, "mesh", mesh)
 
+    def turned(self, k: int) -> GridGeometry:
+        """The same grid with its square turned k quarter turns counterclockwise
+        (as np.rot90 turns the straightened square): a puzzle photographed on its side."""
+        k %= 4
+        if k == 0:
+            return self
+        xs, ys = self.xs, self.ys
+        for _ in range(k):  # a quarter turn: columns become rows, rows columns counted from the other side
+            xs, ys = ys, tuple(SIDE - y for y in reversed(xs))
+        assert self.mesh is not None
+        return GridGeometry(self.size, self.corners[k:] + self.corners[:k], xs, ys,
+                            mesh=np.rot90(self.mesh, k, axes=(0, 1)).copy())
+
     def cell_box(self, r: int, c: int) -> tuple[float, float, float, float]:
         return self.xs[c], self.ys[r], self.xs[c + 1], self.ys[r + 1]
 

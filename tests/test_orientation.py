@@ -1,0 +1,68 @@
+"""Orientation and light: a sample turned on its side (no orientation tag) or
+at a third of its contrast is read as the same puzzle (issue 15)."""
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from kkvision.pipeline import Options, read_source
+from kkvision.sources import of_array, of_bytes
+from kkvision.vision.stages import SIDE, GridGeometry
+
+SAMPLES = ["clean-8x8.png", "hidden-ops-4x4.png", "nyt-2009-02-13.png", "photo-6x6.jpg", "scan-9x9.jpg",
+           "screenshot-5x5.png"]
+TURNS = {"90": cv2.ROTATE_90_CLOCKWISE, "180": cv2.ROTATE_180, "270": cv2.ROTATE_90_COUNTERCLOCKWISE}
+
+
+def expected(samples, name: str) -> dict:
+    return json.loads((samples / (name.rsplit(".", 1)[0] + ".expected.json")).read_text())
+
+
+def solved(picture: np.ndarray, name: str):
+    page = read_source(of_array(picture, name), Options())
+    assert len(page.outcomes) == 1
+    outcome = page.outcomes[0]
+    assert outcome.error is None, outcome.error.message
+    return outcome.result
+
+
+@pytest.mark.parametrize("turn", sorted(TURNS))
+@pytest.mark.parametrize("name", SAMPLES)
+def test_a_sample_turned_without_an_orientation_tag_solves(samples, name, turn):
+    picture = cv2.rotate(cv2.imread(str(samples / name)), TURNS[turn])
+    result = solved(picture, name)
+    assert [list(r) for r in result.solution] == expected(samples, name)["solution"]
+    assert any("on its side" in note for note in result.notes)
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_a_sample_at_a_third_of_its_contrast_solves(samples, name):
+    picture = cv2.imread(str(samples / name)).astype(np.float32)
+    dim = (picture / 3 + 85).astype(np.uint8)  # the range 85..170 of 0..255
+    result = solved(dim, name)
+    assert [list(r) for r in result.solution] == expected(samples, name)["solution"]
+    assert not any("on its side" in note for note in result.notes)
+
+
+def test_a_dark_jpeg_solves(samples):
+    picture = (cv2.imread(str(samples / "photo-6x6.jpg")).astype(np.float32) / 3).astype(np.uint8)
+    data = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, 85])[1].tobytes()
+    page = read_source(of_bytes(data, "dark.jpg"), Options())
+    assert [list(r) for r in page.outcomes[0].result.solution] == expected(samples, "photo-6x6.jpg")["solution"]
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+def test_a_turned_geometry_maps_the_turned_square_to_the_same_picture_points(k):
+    corners = ((10.0, 20.0), (410.0, 30.0), (400.0, 420.0), (5.0, 410.0))
+    src = np.float32([[0, 0], [SIDE, 0], [SIDE, SIDE], [0, SIDE]])
+    h = cv2.getPerspectiveTransform(np.float32(corners), src)
+    geom = GridGeometry(3, corners, (0.0, 300.0, 600.0, 900.0), (0.0, 250.0, 600.0, 900.0), homography=h)
+    turned = geom.turned(k)
+    point = np.array([[120.0, 700.0]])  # a square point, and where it goes under np.rot90 k times
+    x, y = point[0]
+    for _ in range(k % 4):
+        x, y = y, SIDE - x
+    assert np.allclose(turned.to_image(np.array([[x, y]])), geom.to_image(point), atol=0.5)
+    assert turned.turned(4 - k % 4).xs == geom.xs if k % 4 else turned is geom
