@@ -1,9 +1,10 @@
 """Draw the solution (or the wrong answers) into the ORIGINAL picture.
 
 Labels the answer reads otherwise than the label reader's first choice (or
-could not read) are drawn too, as the answer takes them, at the top right of
-their cell in orange; labels used as read but read with little certainty in
-purple: the user can check them against the print.
+could not read) are drawn too, as the answer takes them, over the printed
+label on a pale patch in orange; labels used as read but read with little
+certainty in purple: the user can check them against the print, and the
+output picture read again is the puzzle the answer solves.
 
 The digits are drawn on a transparent layer in the straightened square,
 where cells are upright and evenly sized; each cell of that layer is warped
@@ -31,7 +32,11 @@ WRONG = (220, 20, 20, 255)
 BLANK = (235, 140, 0, 255)  # `check`: a cell left empty
 CHANGED = (235, 100, 0, 255)  # a label the answer reads otherwise than the reader's first choice, or not at all
 UNSURE = (160, 0, 170, 255)  # a label used as read, but read with little certainty
-LABEL_BACK = (255, 255, 255, 200)  # behind those labels, so they stand out on any paper
+CHANGED_BACK = (255, 240, 222, 255)  # the patch over a changed label's print: pale, as paper reads
+UNSURE_BACK = (246, 232, 250, 255)  # the same for an unsure one
+LABEL_SIZE = 0.2  # a drawn label's height, in cells (as printed labels are)
+LABEL_AT = 0.08  # ... its top-left corner, in cells from the cell's
+PATCH = (0.55, 0.36)  # the patch covers at least this much of the cell from its top left (a printed label)
 # output picture formats by file name ending, with their encoder settings
 OUTPUT_FORMATS: dict[str, list[int]] = {
     ".png": [cv2.IMWRITE_PNG_COMPRESSION, 1], ".jpg": [cv2.IMWRITE_JPEG_QUALITY, 92],
@@ -86,19 +91,21 @@ def _layer(drawing: Drawing) -> np.ndarray:
 
 
 def _labels(d: ImageDraw.ImageDraw, geom: GridGeometry, labels: tuple[LabelDecision, ...]) -> None:
-    """The reading used for each changed or unsure label, at the top right of
-    its cell (the printed label is at the top left), in its own colour."""
-    font = _font(int(0.2 * SIDE / geom.size))
+    """The reading used for each changed or unsure label, in place of the
+    printed one (top left of its cell), on a tinted patch, in its own colour:
+    the picture shows the puzzle the answer solves, and reads back as it."""
+    font = _font(int(LABEL_SIZE * SIDE / geom.size))
     for label in labels:
         if not label.unsure:
             continue
         x0, y0, x1, y1 = geom.cell_box(*label.used.anchor)
+        w, h = x1 - x0, y1 - y0
         text = label_display(label.used.op, label.used.target)
-        colour = UNSURE if label.how == "read" else CHANGED
-        at = (x1 - 0.06 * (x1 - x0), y0 + 0.06 * (y1 - y0))
-        box = d.textbbox(at, text, font=font, anchor="ra")
-        d.rectangle([box[0] - 3, box[1] - 2, box[2] + 3, box[3] + 2], fill=LABEL_BACK, outline=colour, width=2)
-        d.text(at, text, font=font, fill=colour, anchor="ra")
+        colour, patch = (UNSURE, UNSURE_BACK) if label.how == "read" else (CHANGED, CHANGED_BACK)
+        at = (x0 + LABEL_AT * w, y0 + LABEL_AT * h)
+        right = min(x1 - LABEL_AT * w, max(x0 + PATCH[0] * w, d.textbbox(at, text, font=font)[2] + LABEL_AT * w))
+        d.rectangle([x0 + 0.5 * LABEL_AT * w, y0 + 0.5 * LABEL_AT * h, right, y0 + PATCH[1] * h], fill=patch)
+        d.text(at, text, font=font, fill=colour)
 
 
 def draw(image: np.ndarray, drawings: list[Drawing]) -> np.ndarray:
