@@ -34,8 +34,10 @@ from calibration import margin_table, widen  # noqa: E402
 from devtools.generate import random_puzzle  # noqa: E402
 from devtools.synth import HELDOUT_FONTS, STYLES, TRAIN_FONTS, available, render  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
-from kkvision.pipeline import Options  # noqa: E402
-from kkvision.vision import read_image  # noqa: E402
+from kkvision.pipeline import (
+    Options,  # noqa: E402
+    read_image,  # noqa: E402
+)
 from kkvision.vision.stages import Trace  # noqa: E402
 from kkvision.vocab import LABEL_READERS as OCR_ENGINES  # noqa: E402
 

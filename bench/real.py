@@ -38,8 +38,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from calibration import margin_table, widen  # noqa: E402
 
 from kkvision.errors import KkvisionError  # noqa: E402
-from kkvision.pipeline import Options  # noqa: E402
-from kkvision.vision import read_image  # noqa: E402
+from kkvision.pipeline import (
+    Options,  # noqa: E402
+    read_image,  # noqa: E402
+)
 from kkvision.vision.stages import Trace  # noqa: E402
 from kkvision.vocab import LABEL_READERS as OCR_ENGINES  # noqa: E402
 

@@ -118,8 +118,7 @@ def _read(data: bytes, suffix: str = ".png") -> None:
     import time
 
     from kkvision.errors import KkvisionError
-    from kkvision.pipeline import Options
-    from kkvision.vision import read_image
+    from kkvision.pipeline import Options, read_image
 
     t0 = time.monotonic()
     try:

@@ -9,9 +9,8 @@ import numpy as np
 
 from devtools.generate import random_puzzle
 from devtools.synth import TRAIN_FONTS, available, render
-from kkvision.pipeline import Options
+from kkvision.pipeline import Options, read_image
 from kkvision.render import Drawing, draw
-from kkvision.vision import read_image
 
 
 def _solved(n: int, seed: int):

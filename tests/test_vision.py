@@ -12,8 +12,8 @@ from devtools.generate import random_puzzle
 from devtools.synth import TRAIN_FONTS, available, render
 from kkvision.cli import main
 from kkvision.errors import ExitCode
-from kkvision.pipeline import Options
-from kkvision.vision import ocr, read_image
+from kkvision.pipeline import Options, read_image
+from kkvision.vision import ocr
 from kkvision.vision.stages import ClueReading
 from kkvision.vocab import label_parts as parse
 

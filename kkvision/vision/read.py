@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 
@@ -37,7 +36,6 @@ from .borders import check_borders
 from .cages import find_cages
 from .clues import clue_for, given_labels, read_cells, read_clues
 from .grid import NO_GRID, find_grid, find_grids
-from .picture import decode
 from .readers import reader
 from .reading import resolve
 from .stages import AsRead, GivenLabel, GridGeometry, Reading, Refusal, Trace, VisionOptions
@@ -46,14 +44,6 @@ log = logging.getLogger("kkvision")
 TURNS = (1, 2, 3)  # quarter turns of the square tried when the labels cannot be read upright
 # refusals that a turned picture gives upright (its labels read as nothing, or as other numbers)
 TURN_WHEN = (ClueUnreadable, Unsolvable, UncertainReading, Ambiguous, LabelNotACage)
-
-
-def read_image(path: Path, data: bytes, opts: VisionOptions, trace: Trace | None = None,
-               max_pixels: int | None = None) -> tuple[np.ndarray, Reading]:
-    """The picture in the file's bytes and what was read from its largest grid
-    (benchmarks and tests); `trace` gets each stage's result as soon as it exists."""
-    image = decode(path, data) if max_pixels is None else decode(path, data, max_pixels)
-    return image, read_picture(image, str(path), opts, trace)
 
 
 def read_picture(image: np.ndarray, name: str, opts: VisionOptions, trace: Trace | None = None) -> Reading:
