@@ -100,7 +100,7 @@ def test_rows_of_nine_factorial_end_within_the_time_limit(op):
     # every row one 9-cell cage 362880* (= 9!): any Latin square; this used to list
     # 9! tuples per row in Python and hang for a minute
     t0 = time.monotonic()
-    with pytest.raises((Ambiguous, SolverTimeout)):
+    with pytest.raises(Ambiguous):  # found out, not timed out (it takes under 1 s)
         solve(_rows(9, op, math.factorial(9)), time_limit=5, require_unique=True)
     assert time.monotonic() - t0 < 5 + 3
 
@@ -192,7 +192,7 @@ def test_hidden_operator_with_a_target_beyond_any_sum():
     # 12! on every row of a 12x12: no sum reaches it (nor fits in the solver's
     # integers when it is bigger still); the product side alone must carry it
     n = 12
-    with pytest.raises((Ambiguous, SolverTimeout)):
+    with pytest.raises(Ambiguous):  # found out, not timed out (it takes about 2 s)
         solve(_rows(n, "?", math.factorial(n)), time_limit=10, require_unique=True)
     whole = Cage("?", math.factorial(n) ** n, tuple((r, c) for r in range(n) for c in range(n)))
     s = solve(Puzzle(n, (whole,)), time_limit=10)
@@ -208,12 +208,14 @@ def test_time_limit_covers_building_the_model():
 def test_most_probable_with_hostile_readings():
     from kkvision.solver import most_probable
 
-    rows = _rows(9, "*", math.factorial(9)).cages
-    options = [[(c, 0), (None, 100)] for c in rows]
+    puzzle = _rows(9, "*", math.factorial(9))
+    options = [[(c, 0), (None, 100)] for c in puzzle.cages]
     found = most_probable(9, options, time_limit=5)
-    assert found is not None and found.cost == 0
+    # proven: a choice the solver only ran out of time on is no answer
+    assert found is not None and found.cost == 0 and found.proven and check_grid(puzzle, found.grid) == []
     other = most_probable(9, options, time_limit=5, forbid=found.grid)
-    assert other is not None and other.grid != found.grid
+    assert other is not None and other.grid != found.grid and other.cost == 0 and other.proven
+    assert check_grid(puzzle, other.grid) == []
 
 
 def test_time_budget_is_shared_by_every_solver_call_inside_it():
