@@ -130,6 +130,15 @@ def test_check_marks_wrong_cells_in_a_picture(samples, tmp_path, no_tesseract):
     answers.write_text("2143\n1324\n4231\n3421\n")
     assert main(["check", "--ocr", "model", str(src), str(answers)]) == ExitCode.ANSWERS_WRONG
     assert (tmp_path / "nyt.checked.png").exists()
+    # the marks: red circles in C4 and D4, the two wrong cells, and in no other cell
+    from kkvision.vision.grid import find_grid
+
+    g, _ = find_grid(cv2.imread(str(src)))
+    warped = g.straighten(cv2.imread(str(tmp_path / "nyt.checked.png")))
+    red = (warped[..., 2] > 180) & (warped[..., 1] < 90) & (warped[..., 0] < 90)
+    boxes = {(r, c): [int(v) for v in g.cell_box(r, c)] for r in range(4) for c in range(4)}
+    marked = {cell for cell, (x0, y0, x1, y1) in boxes.items() if red[y0:y1, x0:x1].mean() > 0.01}
+    assert marked == {(3, 2), (3, 3)}
 
 
 @needs_tesseract
