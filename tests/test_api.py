@@ -2,6 +2,8 @@
 
 import dataclasses
 import json
+import subprocess
+import sys
 
 import cv2
 import numpy as np
@@ -57,3 +59,7 @@ def test_importing_kkvision_stays_light():
     assert set(kkvision.__all__) >= {"solve_image", "solve_text", "Result"}
     with pytest.raises(AttributeError):
         kkvision.no_such_thing  # noqa: B018
+    # in a fresh interpreter (this one has them all loaded): no engine comes with the import itself
+    probe = "import sys, kkvision; print(sorted(set(sys.modules) & {'cv2', 'numpy', 'ortools', 'PIL'}))"
+    heavy = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60)
+    assert heavy.stdout.strip() == "[]"

@@ -67,8 +67,21 @@ def test_a_flip_nearly_as_probable_with_another_solution_is_uncertain(monkeypatc
 def test_a_flip_much_less_probable_or_with_the_same_solution_is_no_doubt(monkeypatch):
     rm, dm = margins([(1, 1)])
     lay = layout(rm, dm, RIGHT, DOWN)
-    monkeypatch.setattr(borders, "best_reading", lambda n, readings, t: (0.5, GRID))
+    weighed = []  # how many cages each layout weighed had: the flipped one must be among them
+
+    def same(n, readings, time_limit):
+        weighed.append(len(readings))
+        return 0.5, GRID
+
+    monkeypatch.setattr(borders, "best_reading", same)
     borders.check_borders(lay, cells(LABELS), GRID, 5.0)  # same solution: no doubt
-    monkeypatch.setattr(borders, "best_reading",
-                        lambda n, readings, t: (9.0, OTHER) if len(readings) != len(lay.cages) else (0.5, GRID))
+    assert len(lay.cages) in weighed and any(k != len(lay.cages) for k in weighed)
+
+    def unlikely(n, readings, time_limit):
+        weighed.append(len(readings))
+        return (9.0, OTHER) if len(readings) != len(lay.cages) else (0.5, GRID)
+
+    weighed.clear()
+    monkeypatch.setattr(borders, "best_reading", unlikely)
     borders.check_borders(lay, cells(LABELS), GRID, 5.0)  # another solution, but 8.5 nats less probable
+    assert len(lay.cages) in weighed and any(k != len(lay.cages) for k in weighed)

@@ -137,7 +137,7 @@ def test_a_grid_cut_by_the_edge_alone_is_still_found():
     image = image[:, :860]
     found = find_grids(image)
     geom, _ = find_grid(image)
-    assert [g.size for g, _ in found] == [geom.size]
+    assert [g.size for g, _ in found] == [geom.size] == [puzzles[0].size]
 
 
 def test_scanned_page_of_four_tilted_puzzles():

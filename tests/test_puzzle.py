@@ -1,3 +1,5 @@
+import time
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -20,12 +22,11 @@ def test_valid_puzzle_sorts_cages_by_anchor():
     [
         (row_cages(3)[:2], "cells in no cage: A3, B3, C3"),
         (row_cages(3) + (Cage("=", 1, ((0, 0),)),), "cell A1 is in two cages"),
-        ((Cage("+", 6, ((0, 0), (0, 2), (0, 1))),), None),
+        # a cage listing its cells out of order is no error of its own: only the missing rows are named
+        ((Cage("+", 6, ((0, 0), (0, 2), (0, 1))),), "cells in no cage: A2, B2, C2, A3, B3, C3$"),
     ],
 )
 def test_partition_errors_name_the_cells(cages, message):
-    if message is None:
-        return
     with pytest.raises(InvalidPuzzle, match=message):
         Puzzle(3, cages)
 
@@ -71,12 +72,17 @@ def test_check_grid_reports_rows_and_cages():
     assert any("column A" in m for m in check_grid(p, bad))
 
 
-@given(st.integers(3, 7), st.sampled_from("+*"), st.lists(st.integers(1, 7), min_size=1, max_size=4))
-def test_cage_tuples_agree_with_satisfies(n, op, values):
-    values = [min(v, n) for v in values]
+@st.composite
+def size_and_digits(draw: st.DrawFn) -> tuple[int, list[int]]:
+    """A size n and 1..4 different digits up to n (a row's cage: digits must differ)."""
+    n = draw(st.integers(3, 7))
+    return n, draw(st.lists(st.integers(1, n), min_size=1, max_size=4, unique=True))
+
+
+@given(size_and_digits(), st.sampled_from("+*"))
+def test_cage_tuples_agree_with_satisfies(n_values, op):
+    n, values = n_values
     cells = tuple((0, c) for c in range(len(values)))  # a row: digits must differ
-    if len(set(values)) != len(values):
-        return
     target = sum(values) if op == "+" else __import__("math").prod(values)
     cage = Cage(op, target, cells)
     tuples = cage_tuples(cage, n)
@@ -111,9 +117,11 @@ def test_huge_and_prime_targets_are_judged_without_trial_division():
 
 
 def test_puzzle_of_nine_factorial_rows_is_built_at_once():
-    # validation never lists tuples (9! per row here)
+    # validation never lists tuples (9! per row here: that took a minute)
+    t0 = time.perf_counter()
     p = Puzzle(9, tuple(Cage("*", 362880, tuple((r, c) for c in range(9))) for r in range(9)))
     assert len(p.cages) == 9
+    assert time.perf_counter() - t0 < 1.0
 
 
 def test_cells_far_outside_the_grid_are_named_in_messages_not_a_crash():
