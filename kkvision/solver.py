@@ -258,6 +258,14 @@ def most_probable(n: int, options: list[list[tuple[Cage | None, int]]], time_lim
     return Choice(chosen, mod.grid(solver), total, status == cp_model.OPTIMAL)
 
 
+def _checked(puzzle: Puzzle, grid: Grid) -> Grid:
+    """The grid, once the independent checker agrees it solves the puzzle: never trust the model blindly."""
+    problems = check_grid(puzzle, grid)
+    if problems:
+        raise KkvisionError("internal error: solver grid fails the checker: " + "; ".join(problems))
+    return grid
+
+
 def solve(puzzle: Puzzle, time_limit: float = DEFAULT_TIME_LIMIT, require_unique: bool = False) -> Solution:
     """First grid plus uniqueness, both within `time_limit` seconds in all
     (building the model included).  Raises Unsolvable, SolverTimeout, or
@@ -272,15 +280,12 @@ def solve(puzzle: Puzzle, time_limit: float = DEFAULT_TIME_LIMIT, require_unique
     solver, status = mod.solve("found no answer")
     if status == cp_model.INFEASIBLE:
         raise Unsolvable("no grid satisfies every cage of this puzzle")
-    first = mod.grid(solver)
-    problems = check_grid(puzzle, first)
-    if problems:  # never trust the model blindly
-        raise KkvisionError("internal error: solver grid fails the checker: " + "; ".join(problems))
+    first = _checked(puzzle, mod.grid(solver))
     mod.forbid(first)
     solver, status = mod.solve("could not tell whether the answer is the only one")
     if status == cp_model.INFEASIBLE:
         return Solution(first, True)
-    second = mod.grid(solver)
+    second = _checked(puzzle, mod.grid(solver))  # the proof of "several solutions" is checked too
     if require_unique:
         raise Ambiguous("the puzzle has more than one solution")
     return Solution(first, False, second)
