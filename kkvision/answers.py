@@ -64,10 +64,9 @@ def written_answers(picture: np.ndarray, geometry: GridGeometry) -> tuple[Grid, 
     """The answers written in the picture's cells (0: nothing written), and the
     cells read with too little certainty to judge (left 0, listed)."""
     from .vision.digits import SURE, digit_crop, read_digits
-    from .vision.grid import to_gray
 
     n = geometry.size
-    square = geometry.straighten(to_gray(picture))
+    square = geometry.square(picture)
     cells = [(r, c) for r in range(n) for c in range(n)]
     probs = read_digits([digit_crop(square, geometry.cell_box(r, c)) for r, c in cells])
     grid = [[0] * n for _ in range(n)]

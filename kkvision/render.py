@@ -28,6 +28,7 @@ from .vocab import Cell, label_display
 
 FONT_NAMES = ("DejaVuSans-Bold.ttf", "LiberationSans-Bold.ttf", "FreeSansBold.ttf")
 SOLUTION = (20, 70, 220, 255)  # RGBA
+SOLUTION_ON_DARK = (110, 200, 255, 255)  # the digits on a light-on-dark grid (a dark theme)
 WRONG = (220, 20, 20, 255)
 BLANK = (235, 140, 0, 255)  # `check`: a cell left empty
 CHANGED = (235, 100, 0, 255)  # a label the answer reads otherwise than the reader's first choice, or not at all
@@ -85,7 +86,8 @@ def _layer(drawing: Drawing) -> np.ndarray:
                     d.ellipse([x0 + m, y0 + m, x1 - m, y1 - m], outline=WRONG, width=max(3, SIDE // (60 * n)))
                 continue
             if grid[r][c]:  # 0: a cell left empty (hints show only some cells)
-                d.text((cx, cy), str(grid[r][c]), font=font, fill=SOLUTION, anchor="mm")
+                d.text((cx, cy), str(grid[r][c]), font=font, fill=SOLUTION_ON_DARK if geom.light_on_dark else SOLUTION,
+                       anchor="mm")
     _labels(d, geom, drawing.labels)
     return np.asarray(layer)
 

@@ -44,6 +44,18 @@ def test_a_sample_at_a_third_of_its_contrast_solves(samples, name):
     result = solved(dim, name)
     assert [list(r) for r in result.solution] == expected(samples, name)["solution"]
     assert not any("on its side" in note for note in result.notes)
+    assert not result.geometry.light_on_dark  # dim, but still dark ink on lighter paper
+
+
+@pytest.mark.parametrize("name", ["clean-8x8.png", "nyt-2009-02-13.png", "screenshot-5x5.png", "photo-6x6.jpg"])
+@pytest.mark.parametrize("theme", ["negative", "dark grey"])
+def test_a_light_on_dark_sample_solves(samples, name, theme):
+    """A dark theme: light lines and labels on dark paper."""
+    negative = 255 - cv2.imread(str(samples / name)).astype(np.float32)
+    picture = (negative if theme == "negative" else negative * 0.7 + 25).astype(np.uint8)
+    result = solved(picture, name)
+    assert [list(r) for r in result.solution] == expected(samples, name)["solution"]
+    assert result.geometry.light_on_dark
 
 
 def test_a_dark_jpeg_solves(samples):

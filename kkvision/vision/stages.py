@@ -95,6 +95,7 @@ class GridGeometry:
     ys: tuple[float, ...]  # n+1 horizontal line positions
     homography: np.ndarray | None = field(default=None, compare=False, repr=False)
     mesh: np.ndarray | None = field(default=None, compare=False, repr=False)
+    light_on_dark: bool = False  # drawn in light ink on dark paper (a dark theme): its square is turned negative
 
     def __post_init__(self) -> None:
         n = self.size
@@ -129,7 +130,7 @@ class GridGeometry:
             xs, ys = ys, tuple(SIDE - y for y in reversed(xs))
         assert self.mesh is not None
         return GridGeometry(self.size, self.corners[k:] + self.corners[:k], xs, ys,
-                            mesh=np.rot90(self.mesh, k, axes=(0, 1)).copy())
+                            mesh=np.rot90(self.mesh, k, axes=(0, 1)).copy(), light_on_dark=self.light_on_dark)
 
     def cell_box(self, r: int, c: int) -> tuple[float, float, float, float]:
         return self.xs[c], self.ys[r], self.xs[c + 1], self.ys[r + 1]
@@ -166,6 +167,15 @@ class GridGeometry:
         fx = f.astype(np.float32)[None, :, None]
         full = rows[:, k] * (1 - fx) + rows[:, k + 1] * fx  # (SIDE, SIDE, 2)
         return np.ascontiguousarray(full[..., 0]), np.ascontiguousarray(full[..., 1])
+
+    def square(self, image: np.ndarray) -> np.ndarray:
+        """The grey square every stage reads: the grid of `image` straightened,
+        dark ink on light paper (a light-on-dark grid's negative)."""
+        import cv2
+
+        gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        square = self.straighten(gray)
+        return 255 - square if self.light_on_dark else square
 
     def straighten(self, image: np.ndarray) -> np.ndarray:
         """The grid of `image` (the original picture, or one of its size) as the upright square."""

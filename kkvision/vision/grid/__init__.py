@@ -39,6 +39,9 @@ GOES_ON = 0.5  # a side whose inner lines go on, this share of them, while the c
 ENDS = 2  # ... and so is a frame whose sides go on past its corners at this many ends (one is a line touching it)
 PART = 0.85  # within a grid or a part of one, candidates this much smaller are parts too (not the same frame fitted better)
 SAME_ROW = 0.5  # grids whose heights overlap by this fraction of the shorter one are in one row of the page
+POLARITY_SIDE = 200  # a grid's polarity is judged on it warped to a square this big
+POLARITY_TAIL = 2  # ... from the percentiles this far into its darkest and brightest pixels (its ink)
+LIGHT_INK = 1.5  # light-on-dark when the bright tail stands this many times further from the paper than the dark
 
 
 def to_gray(image: np.ndarray) -> np.ndarray:
@@ -107,30 +110,41 @@ def _goes_on(small: np.ndarray, quad: np.ndarray, n: int) -> bool:
 
 
 def _finish(gray: np.ndarray, quad: np.ndarray, scale: float, n: int) -> tuple[GridGeometry, np.ndarray]:
-    """Trace the grid found at `quad` (in the shrunk picture's pixels) through the full picture."""
+    """Trace the grid found at `quad` (in the shrunk picture's pixels) through the
+    full picture, in its own polarity (a dark theme's light lines are traced in
+    the negative), and straighten it."""
     quad = (quad + 0.5) / scale - 0.5
-    mesh = trace(gray, quad, n)
+    light = light_on_dark(gray, quad)
+    mesh = trace(255 - gray if light else gray, quad, n)
     lines = tuple(k * SIDE / n for k in range(n + 1))
     corners = tuple((float(x), float(y)) for x, y in (mesh[0, 0], mesh[0, -1], mesh[-1, -1], mesh[-1, 0]))
-    geom = GridGeometry(n, corners, lines, lines, mesh=mesh)
-    return geom, geom.straighten(gray)
+    geom = GridGeometry(n, corners, lines, lines, mesh=mesh, light_on_dark=light)
+    return geom, geom.square(gray)
+
+
+def light_on_dark(gray: np.ndarray, quad: np.ndarray) -> bool:
+    """Is the grid inside `quad` (full-picture pixels) drawn light on dark: its
+    brightest pixels stand further from the paper (the median) than its darkest?"""
+    side = POLARITY_SIDE
+    corners = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
+    h = cv2.getPerspectiveTransform(quad.astype(np.float32), corners)
+    patch = cv2.warpPerspective(gray, h, (side, side), flags=cv2.INTER_AREA)
+    low, paper, high = np.percentile(patch, [POLARITY_TAIL, 50, 100 - POLARITY_TAIL])
+    return bool(high - paper > LIGHT_INK * max(paper - low, 1.0))
 
 
 def find_grid(image: np.ndarray) -> tuple[GridGeometry, np.ndarray]:
-    """The grid's geometry and the straightened grey square."""
+    """The grid's geometry and the straightened grey square (the largest grid;
+    looked for in the picture's negative too when none is found: a dark theme)."""
     gray = to_gray(image)
-    small, scale = _shrunk(gray)
-    mask = cv2.morphologyEx(ink(small), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    best = None
-    for quad in sorted(frame_candidates(mask), key=cv2.contourArea, reverse=True):
-        verdict = _judge(small, quad)
-        if verdict is not None:  # the largest grid wins (its cages and cells are grids too)
-            best = (verdict, quad)
-            break
-    if best is None:
-        raise GridNotFound(NO_GRID)
-    verdict, quad = best
-    return _finish(gray, quad, scale, verdict.size)
+    for look in (gray, 255 - gray):
+        small, scale = _shrunk(look)
+        mask = cv2.morphologyEx(ink(small), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        for quad in sorted(frame_candidates(mask), key=cv2.contourArea, reverse=True):
+            verdict = _judge(small, quad)
+            if verdict is not None:  # the largest grid wins (its cages and cells are grids too)
+                return _finish(gray, quad, scale, verdict.size)
+    raise GridNotFound(NO_GRID)
 
 
 def _overlap(a: np.ndarray, b: np.ndarray) -> float:
@@ -166,9 +180,15 @@ def find_grids(image: np.ndarray) -> list[tuple[GridGeometry, np.ndarray]]:
     grid or a part of it.  Only whole grids count: not one cut by the picture's
     edge (a frame side missing there), nor a block of a bigger grid (its lines
     go on past its frame), e.g. a neighbouring page's puzzle cut off beside the
-    one photographed; when no grid is whole, the largest, as find_grid takes it."""
+    one photographed; when no grid is whole, the largest, as find_grid takes it.
+    When there is none, the picture's negative is searched (a dark theme)."""
     gray = to_gray(image)
-    small, scale = _shrunk(gray)
+    return _grids(gray, gray) or _grids(gray, 255 - gray)
+
+
+def _grids(gray: np.ndarray, look: np.ndarray) -> list[tuple[GridGeometry, np.ndarray]]:
+    """find_grids with the candidates looked for in `look` (the picture, or its negative)."""
+    small, scale = _shrunk(look)
     mask = cv2.morphologyEx(ink(small), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     found: list[tuple[np.ndarray, Verdict]] = []
     parts: list[np.ndarray] = []  # grids cut by the edge, blocks of bigger grids: nothing in them is a grid
