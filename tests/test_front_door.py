@@ -211,3 +211,16 @@ def test_no_import_cycle_in_the_package():
         if m not in state:
             visit(m)
     assert len(graph) > 30  # the walk saw the whole package
+
+
+def test_a_given_label_is_never_dropped(samples, capsys):
+    """A --label that leaves no solution is an error naming it (exit 7), not a label solved without;
+    one that cannot be its cage's clue is a usage error."""
+    path = str(samples / "nyt-2009-02-13.png")
+    assert main(["solve", "--no-image", path, "--label", "A1=3"]) == ExitCode.UNSOLVABLE
+    assert "A1=3" in capsys.readouterr().err
+    assert main(["solve", "--no-image", path, "--label", "B2=3+"]) == ExitCode.USAGE
+    assert "not a possible clue" in capsys.readouterr().err
+    assert main(["solve", "--json", "--no-image", path, "--label", "A1=7+"]) == 0  # 2+1+4: it fits
+    rec = records(capsys)[0]
+    assert {lb["cell"]: (lb["used"], lb["how"]) for lb in rec["labels"]}["A1"] == ("7+", "given")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from ..errors import Ambiguous, ClueUnreadable, SolverTimeout, UncertainReading, Unsolvable
+from ..errors import Ambiguous, ClueUnreadable, SolverTimeout, UncertainReading, Unsolvable, UsageError
 from ..puzzle import Cage, Puzzle
 from ..solver import Choice, most_probable
 from ..vocab import cell_name
@@ -45,7 +45,14 @@ def _cost(p: float) -> int:
 
 def options(rd: ClueReading, n: int) -> list[tuple[Cage | None, int]]:
     """The label's possible clues with their costs, most probable first;
-    the last is None (unreadable)."""
+    the last is None (unreadable).  A label the user gave (--label) is its one
+    clue: never read otherwise, never solved without."""
+    if rd.source == "given":
+        given = clue_for(rd.text, rd.cells, n)
+        if given is None:
+            raise UsageError(f"--label {cell_name(rd.cells[0])}={rd.text}: not a possible clue for its cage of"
+                             f" {len(rd.cells)} cell{'s' if len(rd.cells) > 1 else ''} in a {n}x{n} puzzle")
+        return [(given, 0)]
     prob: dict[Cage, float] = {}
     for text, p in rd.texts:
         cage = clue_for(text, rd.cells, n)
@@ -119,6 +126,10 @@ def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> Res
     opts = [options(rd, n) for rd in readings]
     best = _best(n, opts, time_limit)
     if best is None:
+        given = [f"{cell_name(rd.cells[0])}={rd.text}" for rd in readings if rd.source == "given"]
+        if given:
+            raise Unsolvable(f"with the labels given ({', '.join(given)}), no reading of the other labels gives a"
+                             " puzzle with a solution; check those labels and the picture with --debug-dir")
         raise Unsolvable("no reading of the labels gives a puzzle with a solution; check the picture with"
                          " --debug-dir (labels read: "
                          + ", ".join(f"{cell_name(rd.cells[0])} {_read_as(rd)}" for rd in readings) + ")" + FIX_HINT)
