@@ -14,7 +14,10 @@ The square is a candidate frame warped upright.  Two kinds of evidence:
             (dotted and faint lines count).
 The size is the largest explaining n whose every line is supported (a 6x6's
 thin lines also make the 3x3 lattice), else the smallest explaining n (a grid
-drawn with cage borders only: only their lattice is certain).
+drawn with cage borders only: only their lattice is certain) counting only the
+ink joined to the frame: every cage border ends on another border or on the
+frame, while a big digit in a key or a cell floats free of it (a keypad's key
+with a '1' in it is no 4x4 grid drawn with borders only).
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ STRIPS = 4  # support is measured in this many strips along each line
 LINE_OK = 0.55  # a supported line covers this fraction of its strips
 NOISE_MARGIN = 0.45  # ... and stands this far above an ordinary row, towards full coverage
 SEARCH = 0.12  # a line is looked for this far from its lattice place, in cells
+JOIN = 0.012  # gaps this small (of the side) in a line are bridged when asking what is joined to the frame
+FRAME_BAND = 0.03  # ink this close to the square's edge (of the side) is the frame's
 
 
 @dataclass(frozen=True)
@@ -180,5 +185,28 @@ def judge(mask: np.ndarray, pad: int, cut: tuple[bool, bool, bool, bool] = (Fals
             supported.append((n, frac, min(weakest, frame)))
     if supported:
         return Verdict(*max(supported))
-    n, frac = explaining[0]
-    return Verdict(n, frac, frame)
+    joined = joined_to_frame(mask[pad:pad + side, pad:pad + side])
+    h, v = segments(joined)
+    inner = np.vstack([s[(s[:, 0] > margin) & (s[:, 0] < side - margin)] for s in (h, v)])
+    if inner.size == 0 or inner[:, 1].sum() < MIN_INNER * side:
+        return None
+    for n in SIZES:  # borders only: the smallest lattice that explains the lines joined to the frame
+        frac = _explained(inner, n, side)
+        if frac >= 1 - UNEXPLAINED:
+            return Verdict(n, frac, frame)
+    return None
+
+
+def joined_to_frame(mask: np.ndarray) -> np.ndarray:
+    """The square's ink that is joined (across small gaps) to ink at its edge: the frame and the lines
+    meeting it, and lines meeting those; not labels, digits, icons or marks floating inside."""
+    side = mask.shape[0]
+    k = max(3, int(JOIN * side) | 1)
+    bridged = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    count, labels = cv2.connectedComponents((bridged > 0).astype(np.uint8), connectivity=8)
+    band = max(2, int(FRAME_BAND * side))
+    edge = np.zeros_like(labels, bool)
+    edge[:band], edge[-band:], edge[:, :band], edge[:, -band:] = True, True, True, True
+    keep = np.zeros(count, bool)
+    keep[np.unique(labels[edge & (labels > 0)])] = True
+    return np.where(keep[labels] & (mask > 0), mask, 0).astype(mask.dtype)
