@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from devtools.scenes import FAMILIES, scene  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
-from kkvision.pipeline import Options, read_source  # noqa: E402
+from kkvision.pipeline import Options, Outcome, read_source  # noqa: E402
 from kkvision.sources import of_bytes  # noqa: E402
 
 
@@ -81,7 +81,7 @@ def run_one(family: str, seed: int, heldout: bool, keep: bool) -> Score:
     score = Score(family, "heldout" if heldout else "train", seed, sc.theme, sc.name, sc.notes, len(sc.puzzles))
     truth = [t.solution for t in sc.puzzles]
     t0 = time.perf_counter()
-    outcomes = ()
+    outcomes: tuple[Outcome, ...] = ()
     page_code = None
     try:
         outcomes = read_source(of_bytes(sc.data, sc.name), Options()).outcomes

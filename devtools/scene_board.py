@@ -210,11 +210,11 @@ def draw_board(img: Image.Image, x0: float, y0: float, puzzle: Puzzle, st: Board
         _outlines(d, puzzle, st, x0, y0)
 
     if st.frame > 0:
-        f = int(st.frame)
+        fw = int(st.frame)
         if rad:
-            d.rounded_rectangle(outer, radius=rad, outline=st.frame_colour, width=f)
+            d.rounded_rectangle(outer, radius=rad, outline=st.frame_colour, width=fw)
         else:
-            d.rectangle(outer, outline=st.frame_colour, width=f)
+            d.rectangle(outer, outline=st.frame_colour, width=fw)
 
     lf = sized(st.label_font, st.label_frac * s)
     for cage in puzzle.cages:
@@ -248,7 +248,7 @@ def _outlines(d: ImageDraw.ImageDraw, puzzle: Puzzle, st: BoardStyle, x0: float,
     width = max(1, int(st.thick * 0.5))
     for k, cage in enumerate(puzzle.cages):
         side = int(np.ceil(n * step)) + 4
-        mask = np.zeros((side, side), np.uint8)
+        mask: np.ndarray = np.zeros((side, side), np.uint8)
         for r, c in cage.cells:
             mask[int(r * step) + 2:int((r + 1) * step) + 2, int(c * step) + 2:int((c + 1) * step) + 2] = 255
         e = max(1, int(round(inset / scale)))
