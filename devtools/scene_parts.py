@@ -360,7 +360,7 @@ def blur(a: np.ndarray, rng: random.Random, sigma: float, motion: bool = False) 
     if not motion:
         return cv2.GaussianBlur(a, (0, 0), sigma) if sigma > 0.2 else a
     length = max(3, int(sigma * 4) | 1)
-    k = np.zeros((length, length), np.float32)
+    k: np.ndarray = np.zeros((length, length), np.float32)
     k[length // 2, :] = 1
     rot = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), rng.uniform(0, 180), 1)
     k = cv2.warpAffine(k, rot, (length, length))
@@ -392,19 +392,21 @@ def screen_grid(a: np.ndarray, rng: random.Random) -> np.ndarray:
     return np.clip(a.astype(np.float32) * mask[..., None], 0, 255).astype(np.uint8)
 
 
-def camera(a: np.ndarray, rng: random.Random, corners: list[Corners], screen: bool, size: tuple[int, int]
-           ) -> tuple[np.ndarray, list[Corners]]:
-    """A phone's photo of a page or a screen: the picture seen in perspective (the page curved), on a table,
-    in light that falls off, maybe a shadow and glare, out of focus or shaken, noisy."""
+def camera(a: np.ndarray, rng: random.Random, corners: list[Corners], screen: bool, size: tuple[int, int],
+           whole: bool = True) -> tuple[np.ndarray, list[Corners]]:
+    """A phone's photo of a page or a screen (`whole`: the device in its bezel, else a part of its screen):
+    the picture seen in perspective (the page curved), on a table, in light that falls off, maybe a shadow
+    and glare, out of focus or shaken, noisy."""
     h, w = a.shape[:2]
     W, H = size
     if screen:
         a = screen_grid(a, rng)
+    if screen and whole:
         bezel = int(max(w, h) * rng.uniform(0.02, 0.06))
         a = cv2.copyMakeBorder(a, bezel, bezel, bezel, bezel, cv2.BORDER_CONSTANT, value=(12, 12, 14))
         corners = [tuple((x + bezel, y + bezel) for x, y in cs) for cs in corners]
         h, w = a.shape[:2]
-    fill = rng.uniform(0.65, 1.0)
+    fill = rng.uniform(0.65, 1.0) if whole or not screen else rng.uniform(1.0, 1.3)  # a part of a screen fills it
     bend = 0.0 if screen or rng.random() < 0.4 else rng.uniform(0.005, 0.03) * h  # a page's bulge, px of source
     turn = math.radians(rng.uniform(-12, 12))
     src = np.asarray([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
@@ -448,7 +450,7 @@ def camera(a: np.ndarray, rng: random.Random, corners: list[Corners], screen: bo
     grad = np.cos(ang) * xx / W + np.sin(ang) * yy / H
     light = 1 - rng.uniform(0.1, 0.45) * (grad - grad.min()) / (np.ptp(grad) + 1e-6)
     if rng.random() < 0.4:
-        sh = np.zeros((H // 8, W // 8), np.float32)  # drawn small and soft, then enlarged: a soft shadow
+        sh: np.ndarray = np.zeros((H // 8, W // 8), np.float32)  # drawn small and soft, then enlarged: a soft shadow
         pts = np.asarray([[rng.uniform(-0.2, 1.2) * W / 8, rng.uniform(-0.2, 1.2) * H / 8] for _ in range(4)],
                          np.int32)
         cv2.fillPoly(sh, [cv2.convexHull(pts)], 1.0)
@@ -478,7 +480,7 @@ def quarter_turn(a: np.ndarray, k: int, corners: list[Corners]) -> tuple[np.ndar
 def dim(a: np.ndarray, rng: random.Random, how: str, grain: bool = True) -> np.ndarray:
     """A third of the brightness range (dark, or washed out), or light that falls off across the picture;
     with a camera's grain unless `grain` is False (a screenshot)."""
-    out = a.astype(np.float32)
+    out: np.ndarray = a.astype(np.float32)
     h, w = a.shape[:2]
     if how == "uneven":
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)

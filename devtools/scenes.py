@@ -230,7 +230,9 @@ class Scene:
     @cached_property
     def image(self) -> np.ndarray:
         """The picture as kkvision decodes it: a BGR array."""
-        return cv2.imdecode(np.frombuffer(self.data, np.uint8), cv2.IMREAD_COLOR)
+        picture = cv2.imdecode(np.frombuffer(self.data, np.uint8), cv2.IMREAD_COLOR)
+        assert picture is not None, "scenes encode what OpenCV decodes"
+        return picture
 
     @property
     def pil(self) -> Image.Image:
@@ -315,7 +317,8 @@ def _contrast(c: RGB) -> RGB:
 
 def _style(rng: random.Random, theme: Theme, cell: float, *, labels: tuple[float, float] = (0.14, 0.28),
            frame: str = "thick", screen: bool = True) -> BoardStyle:
-    """The board's look: the theme's colours and fonts, everything else drawn for this scene."""
+    """The board's look: the theme's colours and fonts, everything else drawn for this scene.  Labels are
+    `labels` of the cell high, but never under 8 px on a screen or 11 px on a page (print at 150..200 dpi)."""
     j = parts.jitter
     border = rng.choice(theme.borders)
     thick = max(2, round(cell * rng.uniform(0.035, 0.1)))
@@ -332,7 +335,8 @@ def _style(rng: random.Random, theme: Theme, cell: float, *, labels: tuple[float
         fills=theme.fills if theme.fills and rng.random() < 0.6 else (),
         frame=frames[frame], frame_colour=j(theme.line, rng, 8),
         radius=rng.choice([0, 0, 0, 0.08, 0.2]) if screen else 0.0,
-        label_font=rng.choice(theme.fonts), label_frac=rng.uniform(*labels), label_colour=j(theme.ink, rng, 8),
+        label_font=rng.choice(theme.fonts), label_colour=j(theme.ink, rng, 8),
+        label_frac=min(max(rng.uniform(*labels), (8 if screen else 11) / cell), max(0.35, labels[1])),
         margin=rng.uniform(0.03, 0.1),
         minus=rng.choices(MINUS, [4, 3, 2, 1])[0], times=rng.choices(TIMES, [4, 3, 2, 1])[0],
         divide=rng.choices(DIVIDE, [3, 2])[0],
@@ -532,10 +536,10 @@ def _web(rng: random.Random, theme: Theme, heldout: bool, k: Knobs, fill_mode: s
     for label in rng.sample(["Check", "Reveal", "Reset", "Print", "New puzzle", "Undo", "Pause"], rng.randint(0, 4)):
         if y + 36 * u > H:
             break
-        w = bf.getlength(label) + 28 * u
-        d.rounded_rectangle([x, y, x + w, y + 36 * u], radius=rng.choice([0, 4, 18]) * u, fill=theme.accent)
-        d.text((x + w / 2, y + 18 * u), label, font=bf, fill=_contrast(theme.accent), anchor="mm")
-        x += w + 10 * u
+        bw = bf.getlength(label) + 28 * u
+        d.rounded_rectangle([x, y, x + bw, y + 36 * u], radius=rng.choice([0, 4, 18]) * u, fill=theme.accent)
+        d.text((x + bw / 2, y + 18 * u), label, font=bf, fill=_contrast(theme.accent), anchor="mm")
+        x += bw + 10 * u
     if y + 60 * u < H:
         parts.paragraph(d, (col0, y + 50 * u, col1, H - 10 * u), rng, ui, 15 * u, theme.text)
     if side_w:
@@ -715,6 +719,8 @@ def _photo(rng: random.Random, theme: Theme, heldout: bool, k: Knobs) -> Draft:
     screen = theme.kind != "print"
     if screen:
         draft = (_app if theme.kind == "app" else _web)(rng, theme, heldout, k)
+        if rng.random() < 0.5:  # the camera framed the puzzle: a part of the screen
+            draft = _crop(draft, rng)
     else:
         draft = _print_page(rng, theme, heldout, k, rng.choice([None, None, None, "written"]))
         a = parts.paper(draft.picture, rng, parts.jitter(theme.bg, rng, 6), rng.uniform(2, 6))
@@ -727,7 +733,7 @@ def _photo(rng: random.Random, theme: Theme, heldout: bool, k: Knobs) -> Draft:
     h, w = draft.picture.shape[:2]
     if (w > h) != (size[0] > size[1]) and rng.random() < 0.7:
         size = (size[1], size[0])
-    a, corners = parts.camera(draft.picture, rng, draft.corners, screen, size)
+    a, corners = parts.camera(draft.picture, rng, draft.corners, screen, size, whole="crop" not in draft.notes)
     draft.notes.append("screen-photo" if screen else "paper-photo")
     return replace(draft, picture=a, corners=corners, ext=".jpg", quality=rng.randint(45, 92))
 
