@@ -107,10 +107,10 @@ def test_an_app_screenshot_with_a_keypad_gives_exactly_one_puzzle(keypad, seed):
 
 
 @pytest.mark.parametrize("seed", [
-    1,
-    pytest.param(0, marks=pytest.mark.xfail(strict=True, reason="issue 15: a puzzle in a ruled box (bottom left)"
-                                                                " is not found: three of four")),
-])
+    3,
+    pytest.param(12, marks=pytest.mark.xfail(strict=True, reason="issue 15: two of four puzzles in ruled boxes"
+                                                                 " are found")),
+])  # today 11 of seeds 0..13 give four; these two are a quick pass and a quick failure
 def test_a_page_of_ruled_boxes_with_four_puzzles_gives_four(seed):
     sc = scene("print", seed, count=4, frame="ruled", neighbours=0)
     assert len(sc.puzzles) == 4
