@@ -9,10 +9,17 @@ need=()
 command -v python3 >/dev/null 2>&1 || need+=(python3 python3-venv)
 command -v tesseract >/dev/null 2>&1 || need+=(tesseract-ocr)
 # Fonts: DejaVu draws the solution digits; the others render the training and
-# benchmark images (devtools/synth.py TRAIN_FONTS and HELDOUT_FONTS).
+# benchmark images (devtools/synth.py TRAIN_FONTS and HELDOUT_FONTS).  The second
+# line is for devtools/scenes.py, faces the label model never saw: app-like
+# geometric sans (Inter, Manrope, Quicksand, Cabin, Oxygen, League Spartan,
+# Comfortaa, Karla), flat-topped 3s (JetBrains Mono, Dosis, B612) and
+# handwriting-like digits for filled-in grids (Comic Neue, Humor Sans, dkg, Breip).
 for pkg in fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-urw-base35 fonts-roboto \
            fonts-open-sans fonts-lato fonts-crosextra-carlito fonts-crosextra-caladea fonts-cantarell \
-           fonts-noto-mono; do
+           fonts-noto-mono \
+           fonts-inter fonts-manrope fonts-quicksand fonts-cabin fonts-oxygen fonts-league-spartan \
+           fonts-comfortaa fonts-karla fonts-jetbrains-mono fonts-dosis fonts-b612 \
+           fonts-comic-neue fonts-humor-sans fonts-dkg-handwriting fonts-breip; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -1,0 +1,186 @@
+"""kkvision on domain-randomised scenes (devtools/scenes.py): apps, web pages, print, filled-in grids,
+photos, turned and dim pictures, in train themes and in held-out themes.
+
+    .venv/bin/python bench/scenes.py [--count 20] [--seed 0] [--jobs 2] [--family app,print]
+                                     [--split both] [--fails] [--save DIR]
+
+For each family and theme split it renders `count` scenes (seeds seed..seed+count-1;
+the same seeds give the same pictures), hands each one's file bytes to
+kkvision.pipeline.read_source as a user's file (PNG or JPEG), and scores:
+  scenes     scenes rendered
+  puzzles    KenKens in the pictures (keypads, sudokus, crosswords are none)
+  count      scenes where the number of puzzles found equals the truth's
+  solved     KenKens whose true solution was given (exit 0)
+  WRONG      solutions given that are no KenKen's of the picture: a wrong
+             answer or an answer for a keypad or a neighbour grid (must be 0)
+  refused    the exit code of each KenKen not solved (4: no grid in the
+             picture; 5 label unreadable; 7 unsolvable; 8 ambiguous; 13
+             uncertain; '-': no refused puzzle left to account for it, e.g.
+             fewer grids found than there are)
+  s/scene    kkvision's seconds per scene (reading and solving, not rendering)
+Scenes run in a process pool of --jobs workers, each with OpenCV on one thread.
+--fails lists each failing scene and why; --save DIR writes their pictures
+(with the truth beside each as DIR/NAME.truth.txt).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections import Counter, defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from devtools.scenes import FAMILIES, scene  # noqa: E402
+from kkvision.errors import KkvisionError  # noqa: E402
+from kkvision.pipeline import Options, Outcome, read_source  # noqa: E402
+from kkvision.sources import of_bytes  # noqa: E402
+
+
+@dataclass
+class Score:
+    family: str
+    split: str
+    seed: int
+    theme: str = ""
+    name: str = ""
+    notes: tuple[str, ...] = ()
+    puzzles: int = 0
+    found: int = 0
+    solved: int = 0
+    wrong: int = 0
+    codes: list[str] = field(default_factory=list)  # one per KenKen not solved
+    why: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    data: bytes | None = None
+    truth: str = ""
+
+    @property
+    def count_right(self) -> bool:
+        return self.found == self.puzzles
+
+    @property
+    def ok(self) -> bool:
+        return self.count_right and self.solved == self.puzzles and not self.wrong
+
+
+def _worker_init() -> None:
+    import cv2
+
+    cv2.setNumThreads(1)  # the pool's workers share the cores
+
+
+def run_one(family: str, seed: int, heldout: bool, keep: bool) -> Score:
+    """One scene rendered, read by kkvision as a user's file, and scored against its truth."""
+    sc = scene(family, seed, heldout=heldout)
+    score = Score(family, "heldout" if heldout else "train", seed, sc.theme, sc.name, sc.notes, len(sc.puzzles))
+    truth = [t.solution for t in sc.puzzles]
+    t0 = time.perf_counter()
+    outcomes: tuple[Outcome, ...] = ()
+    page_code = None
+    try:
+        outcomes = read_source(of_bytes(sc.data, sc.name), Options()).outcomes
+    except KkvisionError as exc:
+        page_code = str(int(exc.exit_code))
+        score.why.append(f"page: exit {page_code} {type(exc).__name__}")
+    except Exception as exc:  # a crash of the runtime is scored, not fatal to the benchmark
+        page_code = "crash"
+        score.why.append(f"page: CRASH {type(exc).__name__}: {exc}")
+    score.seconds = time.perf_counter() - t0
+    score.found = len(outcomes)
+    claimed: set[int] = set()
+    refused: list[str] = []
+    for k, out in enumerate(outcomes, 1):
+        if out.result is not None:
+            hit = next((i for i, s in enumerate(truth) if s == out.result.solution and i not in claimed), None)
+            if hit is None:
+                score.wrong += 1
+                n = out.result.puzzle.size
+                score.why.append(f"#{k}: WRONG {n}x{n} solution" + (" (no KenKen there)" if n not in
+                                                                      {len(s) for s in truth} else ""))
+            else:
+                claimed.add(hit)
+        else:
+            assert out.error is not None
+            code = str(int(out.error.exit_code))
+            refused.append(code)
+            seen = f" as {out.seen.size}x{out.seen.size}" if out.seen is not None else ""
+            score.why.append(f"#{k}: exit {code} {type(out.error).__name__}{seen}: {out.error.message[:90]}")
+    score.solved = len(claimed)
+    unsolved = score.puzzles - score.solved
+    score.codes = [page_code] * unsolved if page_code else (refused + ["-"] * unsolved)[:unsolved]
+    if not score.count_right:
+        score.why.insert(0, f"found {score.found} puzzle(s), truth {score.puzzles}")
+    if keep and not score.ok:
+        score.data = sc.data
+        score.truth = "\n".join(f"{t.puzzle.size}x{t.puzzle.size} box {t.box}: " + " ".join(
+            f"{c.op}{c.target}@{c.anchor}" for c in t.puzzle.cages) for t in sc.puzzles) + "\n"
+    return score
+
+
+def table(scores: list[Score]) -> str:
+    """A markdown table: a row per family and split, then each split's and the whole total."""
+    groups: dict[tuple[str, str], list[Score]] = defaultdict(list)
+    for s in scores:
+        groups[(s.family, s.split)].append(s)
+        groups[("all", s.split)].append(s)
+    if len({s.split for s in scores}) > 1:
+        groups[("all", "both")] = list(scores)
+    head = "| family | split | scenes | puzzles | count right | solved | WRONG | refused (exit:n) | s/scene |"
+    lines = [head, "|" + "---|" * 9]
+    order = [(f, sp) for f in FAMILIES for sp in ("train", "heldout")] + [("all", "train"), ("all", "heldout"),
+                                                                         ("all", "both")]
+    for key in order:
+        if key not in groups:
+            continue
+        g = groups[key]
+        m, p = len(g), sum(s.puzzles for s in g)
+        count = sum(s.count_right for s in g)
+        solved = sum(s.solved for s in g)
+        codes = Counter(c for s in g for c in s.codes)
+        refused = " ".join(f"{c}:{codes[c]}" for c in sorted(codes, key=lambda c: (not c.isdigit(), c.zfill(3))))
+        fam = f"**{key[0]}**" if key[0] == "all" else key[0]
+        lines.append(f"| {fam} | {key[1]} | {m} | {p} | {count} ({count / m:.0%}) | {solved} ({solved / max(1, p):.0%})"
+                     f" | {sum(s.wrong for s in g)} | {refused or '-'} | {sum(s.seconds for s in g) / m:.2f} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--count", type=int, default=20, help="scenes per family and split")
+    ap.add_argument("--seed", type=int, default=0, help="the first scene's seed")
+    ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
+    ap.add_argument("--family", default=",".join(FAMILIES), help="comma-separated families (default: all)")
+    ap.add_argument("--split", default="both", choices=("train", "heldout", "both"))
+    ap.add_argument("--fails", action="store_true", help="list each failing scene and why")
+    ap.add_argument("--save", type=Path, help="write failing scenes' pictures (and truths) here")
+    args = ap.parse_args()
+    families = [f.strip() for f in args.family.split(",") if f.strip()]
+    bad = [f for f in families if f not in FAMILIES]
+    if bad:
+        ap.error(f"unknown family {', '.join(bad)}: choose from {', '.join(FAMILIES)}")
+    splits = {"train": [False], "heldout": [True], "both": [False, True]}[args.split]
+    jobs = [(f, args.seed + i, h, args.save is not None) for f in families for h in splits for i in range(args.count)]
+    t0 = time.perf_counter()
+    scores: list[Score] = []
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs), initializer=_worker_init) as pool:
+        for s in pool.map(run_one, *zip(*jobs)):
+            scores.append(s)
+            if args.fails and not s.ok:
+                print(f"FAIL {s.name} {' '.join(s.notes)}: " + "; ".join(s.why), file=sys.stderr)
+            if args.save and s.data is not None:
+                args.save.mkdir(parents=True, exist_ok=True)
+                (args.save / s.name).write_bytes(s.data)
+                (args.save / (s.name + ".truth.txt")).write_text(s.truth + "\n".join(s.why) + "\n")
+    print(table(scores))
+    print(f"\n{len(scores)} scenes in {time.perf_counter() - t0:.0f} s with {args.jobs} job(s); seeds "
+          f"{args.seed}..{args.seed + args.count - 1}")
+
+
+if __name__ == "__main__":
+    main()
