@@ -92,10 +92,7 @@ def test_quarter_turns_move_the_corners_with_the_picture(k):
 # red (XPASS, strict) once kkvision passes it: then remove the mark.
 KEYPAD_CASES = [
     ("row", 0), ("row", 1),
-    pytest.param("grid3", 0, marks=pytest.mark.xfail(strict=True, reason="issue 15: a 3x3 keypad is found as a"
-                                                                          " second puzzle")),
-    pytest.param("outlined", 0, marks=pytest.mark.xfail(strict=True, reason="issue 15: a row of outlined digit"
-                                                                             " buttons is found as a puzzle")),
+    ("grid3", 0), ("outlined", 0),
 ]
 
 
