@@ -112,3 +112,14 @@ def test_a_page_of_ruled_boxes_with_four_puzzles_gives_four(seed):
     sc = scene("print", seed, count=4, frame="ruled", neighbours=0)
     assert len(sc.puzzles) == 4
     assert found(sc) == 4
+
+
+def test_a_reading_whose_labels_are_mostly_overruled_is_refused_not_answered():
+    """web, held-out terminal-dark theme, seed 12: its ÷ were read as *, its - as nothing; the most
+    probable solvable reading overruled 7 of 37 labels and solved another puzzle.  Such a reading
+    is refused (exit 5), never answered as if right."""
+    sc = scene("web", 12, heldout=True)
+    page = read_source(of_bytes(sc.data, "web-12.png"), Options())
+    truth = sc.puzzles[0].solution
+    answers = [o.result.solution for o in page.outcomes if o.result is not None]
+    assert all(tuple(map(tuple, a)) == tuple(map(tuple, truth)) for a in answers)

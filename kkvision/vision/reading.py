@@ -32,6 +32,12 @@ FIX_HINT = "; a label read wrong can be given with --label CELL=LABEL (e.g. --la
 MARGIN = math.log(50)  # the answer must be this many nats (50x) more probable than any other solution's
 ODDS_SEEN = MARGIN  # how far (nats) a rival is sought; bench/ widens it to calibrate MARGIN
 MAX_UNREADABLE = 0.15  # more labels than this share solved without: refuse (exit 5)
+# More labels than this share taken otherwise than the reader's first choice, or solved without (and
+# more than one): the reader is out of its depth (a print style it never saw) and its probabilities,
+# on which MARGIN rests, cannot be trusted: refuse (exit 5).  1.5 times the most seen on a real
+# picture that was read right (3 of 31 labels, bench/real.py); a web theme's ÷ read as * and - as
+# nothing (7 of 37 labels overruled) was answered wrong at odds it could not see (bench/scenes.py).
+MAX_OVERRULED = 0.15
 # The best choice is searched among options at most this many nats less
 # probable than each label's first, widening only when none gives a grid: a
 # choice whose total cost exceeds the labels' first choices by B uses no option
@@ -136,6 +142,10 @@ def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> Res
     unread = [readings[i] for i, j in enumerate(best.picks) if opts[i][j][0] is None]
     if len(unread) > MAX_UNREADABLE * len(readings):
         raise _unreadable(unread)
+    overruled = [rd for i, (rd, j) in enumerate(zip(readings, best.picks))
+                 if rd.source != "given" and opts[i][j][0] != clue_for(rd.text, rd.cells, n)]
+    if len(overruled) > max(1, MAX_OVERRULED * len(readings)):
+        raise _unreadable(overruled)
     # a rival need only be sought within the margin: options further off cannot be part of one
     seen = max(MARGIN, ODDS_SEEN)
     floor = sum(min(k for _, k in o) for o in opts)
