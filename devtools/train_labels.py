@@ -9,8 +9,9 @@ What it learns: kkvision.vision.labels reads a fixed crop of the top of each
 cell (labels.label_crop) with a small convolutional network and CTC decoding.
 This script makes those crops the way the runtime does, from synthetic cell
 neighbourhoods ("scenes") drawn under heavy augmentation:
-  - text: a target with or without an operator, or none (an empty cell reads
-    as ''); each operator in every glyph it is printed with: + ; - − – — ;
+  - text: a target with or without an operator (a sixth of them are
+    hidden-operator puzzles' targets: products, sums... printed without their
+    operator), or none (an empty cell reads as ''); each operator in every glyph it is printed with: + ; - − – — ;
     × x X * ✕ · ; ÷ / (OPERATOR_GLYPHS), in the label's font or, a quarter of
     the time or where that font lacks the glyph, in another font and size;
   - fonts: every installed design (a family without its weight and width
@@ -146,13 +147,13 @@ def pick_font(rng: random.Random, designs: dict[str, list[str]]) -> tuple[str, s
 def random_text(rng: random.Random) -> tuple[str, str, str]:
     """(the digits printed, the operator's glyph printed or '', what the network should read)."""
     u = rng.random()
-    if u < 0.18:  # a single cell's digit, or a hidden-operator target
-        target = rng.randint(1, 9) if rng.random() < 0.8 else rng.randint(10, 99)
+    if u < 0.12:  # a single cell's digit
+        target = rng.randint(1, 9) if rng.random() < 0.85 else rng.randint(10, 99)
         return str(target), "", str(target)
-    if u < 0.28:  # any digits, so no number is favoured
+    if u < 0.2:  # any digits, so no number is favoured
         digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 5))).lstrip("0") or "7"
-        op = rng.choice("+-*/") if rng.random() < 0.7 else ""
-    else:
+        op = rng.choice("+-*/") if rng.random() < 0.6 else ""
+    else:  # a cage's target; from 0.2 to 0.36 a hidden-operator puzzle's, printed without its operator
         op = rng.choice("++--**//")
         if op == "+":
             target = rng.randint(3, 45)
@@ -163,6 +164,8 @@ def random_text(rng: random.Random) -> tuple[str, str, str]:
         else:
             target = int(round(math.exp(rng.uniform(math.log(2), math.log(400000)))))
         digits = str(target)
+        if u < 0.36:
+            op = ""
     glyph = rng.choice(OPERATOR_GLYPHS[op]) if op else ""
     space = " " if op and rng.random() < 0.12 else ""
     return digits + space, glyph, digits + op

@@ -12,9 +12,10 @@ command -v tesseract >/dev/null 2>&1 || need+=(tesseract-ocr)
 # benchmark images (devtools/synth.py TRAIN_FONTS and HELDOUT_FONTS).  The second
 # group widens the label reader's training faces (devtools/train_labels.py uses every
 # installed design but its HELDOUT ones): app and web sans, geometric and rounded
-# faces, monospaced and terminal faces, many with a flat-topped 3 (B612, Go, Jura,
-# JetBrains Mono, League Mono, M+, Manrope, Monoid, PT Sans, Quicksand, IBM 3270),
-# condensed and display faces, slabs, and a few handwriting ones.
+# faces (Inter, Sora, Quicksand...), monospaced and terminal faces, many with a
+# flat-topped 3 (B612, Go, Jura, JetBrains Mono, League Mono, M+, Manrope, Monoid,
+# PT Sans, Quicksand, IBM 3270), humanist, condensed, display and slab faces, and
+# a few handwriting ones.
 for pkg in fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-urw-base35 fonts-roboto \
            fonts-open-sans fonts-lato fonts-crosextra-carlito fonts-crosextra-caladea fonts-cantarell \
            fonts-noto-mono \
@@ -23,7 +24,7 @@ for pkg in fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-urw-base
            fonts-mplus fonts-paratype fonts-go fonts-jura fonts-league-mono fonts-3270 fonts-monoid \
            fonts-play fonts-firacode fonts-hack fonts-clear-sans fonts-bebas-neue fonts-yanone-kaffeesatz \
            fonts-averia-sans-gwf fonts-opendyslexic fonts-sil-andika fonts-roboto-slab fonts-croscore \
-           fonts-humor-sans fonts-dkg-handwriting fonts-breip; do
+           fonts-sora fonts-adf-gillius fonts-tuffy fonts-humor-sans fonts-dkg-handwriting fonts-breip; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then
