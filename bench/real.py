@@ -19,7 +19,8 @@ Rows are per folder (the folder the picture is in), then all together.  The
 seconds are the pipeline's own, in this process (decode to solution, no
 drawing), one picture at a time unless --jobs is given.  The label model
 trains on label crops from half of a folder's pictures (devtools/train_labels.py
---real): --split heldout scores only the other half.
+--real): --split heldout scores only the other half; --label-model PATH scores another
+label model file (e.g. one just trained) in place of the shipped models/labels.onnx.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from kkvision.pipeline import (
     Options,  # noqa: E402
     read_image,  # noqa: E402
 )
+from kkvision.vision import labels, nets  # noqa: E402
 from kkvision.vision.stages import Trace  # noqa: E402
 from kkvision.vocab import LABEL_READERS as OCR_ENGINES  # noqa: E402
 
@@ -170,7 +172,12 @@ def main() -> int:
     ap.add_argument("--calibrate", type=float, metavar="NATS",
                     help="answer at any odds and measure them up to NATS: a table for choosing MARGIN")
     ap.add_argument("--fail-on-wrong", action="store_true", help="exit 1 when any answer is WRONG (for CI)")
+    ap.add_argument("--label-model", type=Path, metavar="PATH",
+                    help="read labels with this ONNX file instead of the shipped models/labels.onnx")
     args = ap.parse_args()
+    if args.label_model:
+        nets.use_model(labels.MODEL, args.label_model)
+        print(f"label model: {args.label_model}", file=sys.stderr)
     paths = pictures(args.folders)
     if args.split != "all":
         from devtools.train_labels import real_split
@@ -180,7 +187,8 @@ def main() -> int:
         print("no pictures with a .truth.json beside them", file=sys.stderr)
         return 2
     if args.jobs > 1:
-        with ProcessPoolExecutor(args.jobs) as pool:
+        with ProcessPoolExecutor(args.jobs, initializer=nets.use_model,
+                                 initargs=(labels.MODEL, args.label_model)) as pool:
             scores = list(pool.map(score, paths, [args.ocr] * len(paths), [args.calibrate] * len(paths)))
     else:
         scores = [score(p, args.ocr, args.calibrate) for p in paths]

@@ -9,20 +9,36 @@ What it learns: kkvision.vision.labels reads a fixed crop of the top of each
 cell (labels.label_crop) with a small convolutional network and CTC decoding.
 This script makes those crops the way the runtime does, from synthetic cell
 neighbourhoods ("scenes") drawn under heavy augmentation:
-  - text: a target with or without an operator (+, - − –, × x X *, ÷ /), or
-    none (an empty cell reads as ''), in 100+ fonts (every installed family
-    but the URW ones, which devtools.synth.HELDOUT_FONTS keeps unseen), cap
-    height 12..34% of the cell, placed near the top-left corner;
+  - text: a target with or without an operator (a sixth of them are
+    hidden-operator puzzles' targets: products, sums... printed without their
+    operator), or none (an empty cell reads as ''); each operator in every glyph it is printed with: + ; - − – — ;
+    × x X * ✕ · ; ÷ / (OPERATOR_GLYPHS), in the label's font or, a quarter of
+    the time or where that font lacks the glyph, in another font and size;
+  - fonts: every installed design (a family without its weight and width
+    words, so a design shipped as 40 files weighs as one: fonts(), design())
+    that prints all ten digits, but the HELDOUT ones: a design at random, then
+    one of its files, a bold or heavier one a third of the time;
+    scripts/setup.sh installs ~55 designs: book and office faces, app and web
+    sans, geometric and rounded faces, monospaced and terminal faces, many
+    with a flat-topped 3, condensed, display, slab and handwriting faces.
+    Held out and scored apart, never trained on: 'print' (the URW PostScript
+    classics, devtools.synth.HELDOUT_FONTS) and 'app' (Manrope, Comfortaa,
+    Fira Code, Clear Sans);
+  - size and weight: digit height 8..12% of the cell (an eighth of labels),
+    12..34%, or 34..45% (a fifth: sites print big labels), kept above the
+    crop's bottom; an eighth drawn with a stroke of 2..7% of the size, heavier
+    than the font's own weight, placed near the top-left corner;
   - the cell: paper tint, highlighted cells, thin lines solid, grey, dotted
     or absent, thick cage borders on any side, a neighbour's label just right
     of the cell, pencil marks and a written answer below the label;
-  - the picture: 24..170 px cells at the source (labels 4..55 px high), then
+  - the picture: 24..170 px cells at the source (labels 4..76 px high), then
     resampled to the 900 px grid square as the grid stage does; blur, noise,
     JPEG 25..95, low contrast, uneven light, show-through of the page's back,
     small rotation and shear, and the cell box off by up to 5% of a side;
   - with --real, label crops cut from the pictures of a folder of real
     pictures with .truth.json (half of them, chosen by a hash of the file
-    name; the other half is held out and scored), oversampled with jitter.
+    name; the other half is held out and scored; --real-all: all of them, for
+    leave-one-source-out with one source's subfolder), oversampled with jitter.
 The network: 5 conv layers reduce the 40x88 crop to 22 columns; a 1-D
 convolution mixes neighbouring columns; a 1x1 convolution gives the 15 class
 scores (blank + ALPHABET) per column.  ~0.2 M parameters, < 1 MB as ONNX.
@@ -57,17 +73,54 @@ from kkvision.vision.labels import (
 
 ROOT = Path(__file__).resolve().parents[1]  # the repository root: the model goes to its models/ folder
 SQUARE = 900  # kkvision.vision.grid.SIDE: the grid square the runtime crops from
-HELDOUT_FAMILIES = ("Nimbus", "URW", "C059", "P052")  # devtools.synth.HELDOUT_FONTS' families, never trained on
+# Font designs kept out of training, by group, to measure how the reader does on faces it never saw
+# (train on the rest, score synthetic crops on each group; a design is held out when its name starts so):
+HELDOUT = {
+    "print": ("Nimbus", "URW", "C059", "P052"),  # devtools.synth.HELDOUT_FONTS' PostScript classics
+    "app": ("Manrope", "Comfortaa", "Fira Code", "Clear Sans"),  # app / web faces: flat-topped 3, rounded, mono
+}
 NOT_TEXT_FONTS = ("StandardSymbols", "D050000L", "Z003", "DejaVuMathTeXGyre", "Hairline", "Thin")
-OPERATOR_GLYPHS = {"+": ["+"], "-": ["-", "−", "–"], "*": ["×", "x", "X", "*"], "/": ["÷", "/"]}
+# weight, width and optical-size words, dropped from a family name to name its design
+STYLE_WORDS = {"thin", "extralight", "ultralight", "light", "book", "regular", "medium", "semibold", "demi",
+               "bold", "extrabold", "black", "heavy", "condensed", "cond", "semi-condensed", "narrow", "caption",
+               "display", "retina", "smallcaps", "italic", "oblique"}
+HEAVY_WORDS = ("Bold", "Black", "Heavy", "Demi")
+# the glyphs each operator is printed with (repeats weigh them; '·' is rare: a lone dot is easily noise)
+OPERATOR_GLYPHS = {"+": ["+"], "-": ["-", "-", "−", "−", "–", "—"],
+                   "*": ["×", "×", "×", "x", "x", "X", "*", "*", "✕", "·"], "/": ["÷", "÷", "/"]}
+FALLBACK = {"−": "-", "–": "-", "—": "-", "×": "x", "✕": "x", "·": "x", "÷": "/"}
 
 
-@lru_cache(maxsize=2)
-def fonts(heldout: bool) -> list[str]:
+def design(path: str) -> str:
+    """The font's design: its family name without weight and width words, at most two words
+    ('M PLUS 1 Code' -> 'M PLUS', 'PT Sans Caption' -> 'PT Sans'), so that a design shipped
+    as many families or files weighs as one."""
+    family = _font(path, 20).getname()[0] or Path(path).stem
+    words = [w for w in family.replace("-", " ").split() if w.lower() not in STYLE_WORDS]
+    return " ".join(words[:2]) or family
+
+
+def group_of(name: str) -> str:
+    return next((g for g, prefixes in HELDOUT.items() if name.startswith(prefixes)), "train")
+
+
+@lru_cache(maxsize=4)
+def fonts(group: str = "train") -> dict[str, list[str]]:
+    """Installed font files that print all ten digits, by design, for one group: "train" (every
+    design not held out) or a HELDOUT group."""
     found = sorted(str(p) for d in (Path("/usr/share/fonts"), Path("/usr/local/share/fonts")) if d.exists()
                    for p in d.rglob("*") if p.suffix.lower() in (".ttf", ".otf"))
-    found = [f for f in found if not any(bad in Path(f).name for bad in NOT_TEXT_FONTS)]
-    return [f for f in found if any(h in Path(f).name for h in HELDOUT_FAMILIES) == heldout]
+    out: dict[str, list[str]] = {}
+    for f in found:
+        if any(bad in Path(f).name for bad in NOT_TEXT_FONTS):
+            continue
+        try:
+            name = design(f)
+        except OSError:  # not a font PIL can read
+            continue
+        if group_of(name) == group and all(_has(f, ch) for ch in "0123456789"):
+            out.setdefault(name, []).append(f)
+    return out
 
 
 @lru_cache(maxsize=4096)
@@ -75,7 +128,7 @@ def _font(path: str, size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(path, size)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=65536)
 def _has(path: str, ch: str) -> bool:
     font = _font(path, 40)
     missing = font.getmask("\uffff").getbbox()
@@ -83,16 +136,24 @@ def _has(path: str, ch: str) -> bool:
     return box is not None and (missing is None or box != missing or ch in "-")
 
 
-def random_text(rng: random.Random) -> tuple[str, str]:
-    """(what is printed, what the network should read)."""
+def pick_font(rng: random.Random, designs: dict[str, list[str]]) -> tuple[str, str]:
+    """(design, file): a design at random, then one of its files, a bold or heavier one a third of the time."""
+    name = rng.choice(sorted(designs))
+    files = designs[name]
+    heavy = [f for f in files if any(w in _font(f, 20).getname()[1] for w in HEAVY_WORDS)]
+    return name, rng.choice(heavy if heavy and rng.random() < 0.33 else files)
+
+
+def random_text(rng: random.Random) -> tuple[str, str, str]:
+    """(the digits printed, the operator's glyph printed or '', what the network should read)."""
     u = rng.random()
-    if u < 0.18:  # a single cell's digit, or a hidden-operator target
-        target = rng.randint(1, 9) if rng.random() < 0.8 else rng.randint(10, 99)
-        return str(target), str(target)
-    if u < 0.28:  # any digits, so no number is favoured
+    if u < 0.12:  # a single cell's digit
+        target = rng.randint(1, 9) if rng.random() < 0.85 else rng.randint(10, 99)
+        return str(target), "", str(target)
+    if u < 0.2:  # any digits, so no number is favoured
         digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 5))).lstrip("0") or "7"
-        op = rng.choice("+-*/") if rng.random() < 0.7 else ""
-    else:
+        op = rng.choice("+-*/") if rng.random() < 0.6 else ""
+    else:  # a cage's target; from 0.2 to 0.36 a hidden-operator puzzle's, printed without its operator
         op = rng.choice("++--**//")
         if op == "+":
             target = rng.randint(3, 45)
@@ -103,9 +164,54 @@ def random_text(rng: random.Random) -> tuple[str, str]:
         else:
             target = int(round(math.exp(rng.uniform(math.log(2), math.log(400000)))))
         digits = str(target)
-    shown = rng.choice(OPERATOR_GLYPHS[op]) if op else ""
+        if u < 0.36:
+            op = ""
+    glyph = rng.choice(OPERATOR_GLYPHS[op]) if op else ""
     space = " " if op and rng.random() < 0.12 else ""
-    return digits + space + shown, digits + op
+    return digits + space, glyph, digits + op
+
+
+def label_runs(rng: random.Random, digits: str, glyph: str, fpath: str, fsize: int,
+               designs: dict[str, list[str]]) -> list[tuple[str, str, int]]:
+    """The label as (text, font file, size) runs: the digits in the label's font; the operator
+    in the same font, or (a quarter of the time, or when that font lacks the glyph) in
+    another font that has it, a little bigger or smaller."""
+    runs = [(digits, fpath, fsize)]
+    if not glyph:
+        return runs
+    if _has(fpath, glyph) and rng.random() >= 0.25:
+        return runs + [(glyph, fpath, fsize)]
+    for _ in range(8):
+        _, other = pick_font(rng, designs)
+        if _has(other, glyph):
+            return runs + [(glyph, other, max(5, int(fsize * rng.uniform(0.8, 1.15))))]
+    glyph = glyph if _has(fpath, glyph) else FALLBACK.get(glyph, glyph)
+    return runs + [(glyph, fpath, fsize)]
+
+
+def draw_runs(d: ImageDraw.ImageDraw, runs: list[tuple[str, str, int]], left: float, top: float,
+              room_w: float, room_h: float, fill: tuple[int, int, int], stroke: float) -> float:
+    """Draws the runs on one baseline with their ink's top-left at (left, top), shrunk to fit
+    room_w x room_h; stroke (a share of the size) thickens the strokes as a heavy weight does.
+    Returns the ink's bottom."""
+    for _ in range(3):
+        fonts_ = [_font(f, size) for _, f, size in runs]
+        widths = [max(0, round(stroke * size)) for _, _, size in runs]
+        pen, boxes, pens = 0.0, [], []
+        for (text, _, _), font, sw in zip(runs, fonts_, widths):
+            boxes.append(d.textbbox((pen, 0), text, font=font, anchor="ls", stroke_width=sw))
+            pens.append(pen)
+            pen += d.textlength(text, font=font)
+        x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+        x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+        shrink = min(1.0, room_w / max(1, x1 - x0), room_h / max(1, y1 - y0))
+        if shrink >= 0.99:
+            break
+        runs = [(t, f, max(5, int(size * shrink))) for t, f, size in runs]
+    for (text, _, _), font, sw, pen in zip(runs, fonts_, widths, pens):
+        d.text((left - x0 + pen, top - y0), text, font=font, anchor="ls", fill=fill,
+               stroke_width=sw, stroke_fill=fill)
+    return top + (y1 - y0)
 
 
 def _ink(rng: random.Random, paper: int) -> tuple[int, int, int]:
@@ -120,8 +226,8 @@ def _ink(rng: random.Random, paper: int) -> tuple[int, int, int]:
     return tuple(rng.randint(0, 120) for _ in range(3))  # type: ignore[return-value]
 
 
-def scene(rng: random.Random, font_paths: list[str], text: str | None = None) -> tuple[np.ndarray, str]:
-    """One label crop (CROP_H x CROP_W darkness) and the text it shows."""
+def scene(rng: random.Random, designs: dict[str, list[str]], text: str | None = None) -> tuple[np.ndarray, str, str]:
+    """One label crop (CROP_H x CROP_W darkness), the text it shows and the font design it is printed in."""
     s = int(math.exp(rng.uniform(math.log(24), math.log(170))))  # cell side at the source, px
     # only the part of the 3x3 cells around the target that a crop can see
     # is drawn: the target cell's top-left corner is at (0.3 s, 0.3 s)
@@ -164,31 +270,30 @@ def scene(rng: random.Random, font_paths: list[str], text: str | None = None) ->
                 else:
                     d.line([a, b], fill=(col,) * 3, width=w)
     # the label of the cell, or none
-    shown, truth = random_text(rng) if text is None else (text, text)
+    digits, glyph, truth = random_text(rng) if text is None else (text, "", text)
     if text is None and rng.random() < 0.22:
-        shown, truth = "", ""
-    fpath = rng.choice(font_paths)
+        digits, glyph, truth = "", "", ""
+    name, fpath = pick_font(rng, designs)
     ink = _ink(rng, paper)
-    cap = rng.uniform(0.12, 0.34) * s
+    u = rng.random()  # the label's digit height in cell sides: small, usual, or big as some sites print them
+    cap = (rng.uniform(0.08, 0.12) if u < 0.12 else rng.uniform(0.12, 0.34) if u < 0.8 else rng.uniform(0.34, 0.45)) * s
     fsize = max(5, int(cap / 0.72))
-    font = _font(fpath, fsize)
-    shown = "".join(ch if _has(fpath, ch) else {"−": "-", "–": "-", "×": "x", "÷": "/"}.get(ch, ch) for ch in shown)
+    stroke = rng.uniform(0.02, 0.07) if rng.random() < 0.12 else 0.0  # heavier than the font's own weight
     margin_x = rng.uniform(0.02, 0.12) * s + thick_w / 2
     margin_y = rng.uniform(0.02, 0.1) * s + thick_w / 2
+    # printed labels fit inside their cell, and above the bottom of the runtime's crop (labels.CROP_BOTTOM)
+    bottom = 0.46 * s
+    margin_y = max(thick_w / 2 + 0.01 * s, min(margin_y, bottom - 1.1 * cap))
     label_bottom = y0 + margin_y
-    if shown:
-        box = d.textbbox((0, 0), shown, font=font)
-        room = 0.97 * s - margin_x  # printed labels fit inside their cell
-        if box[2] - box[0] > room:
-            fsize = max(5, int(fsize * room / (box[2] - box[0])))
-            font = _font(fpath, fsize)
-            box = d.textbbox((0, 0), shown, font=font)
-        tx, ty = x0 + margin_x - box[0], y0 + margin_y - box[1]
-        d.text((tx, ty), shown, font=font, fill=ink)
-        label_bottom = ty + box[3]
+    if digits or glyph:
+        runs = label_runs(rng, digits, glyph, fpath, fsize, designs)
+        label_bottom = draw_runs(d, runs, x0 + margin_x, y0 + margin_y, 0.97 * s - margin_x, bottom - margin_y,
+                                 ink, stroke)
+    font = _font(fpath, fsize)
     if rng.random() < 0.35:  # the right neighbour's label
-        other, _ = random_text(rng)
-        d.text((x0 + s + rng.uniform(0.02, 0.12) * s + thick_w / 2, y0 + margin_y), other, font=font, fill=ink)
+        other, other_op, _ = random_text(rng)
+        d.text((x0 + s + rng.uniform(0.02, 0.12) * s + thick_w / 2, y0 + margin_y),
+               other + (other_op if _has(fpath, other_op) else FALLBACK.get(other_op, other_op)), font=font, fill=ink)
     if rng.random() < 0.12:  # pencil marks under the label
         pf = _font(fpath, max(4, int(rng.uniform(0.1, 0.17) * s / 0.72)))
         col = rng.choice([(130, 0, 0), (90, 90, 90), (0, 0, 0), (40, 40, 160)])
@@ -199,7 +304,7 @@ def scene(rng: random.Random, font_paths: list[str], text: str | None = None) ->
             d.text((x0 + margin_x, py), " ".join(digits[i:i + per_row]), font=pf, fill=col)
             py += 0.2 * s
     if rng.random() < 0.12:  # an answer written in the cell
-        af = _font(rng.choice(font_paths), max(6, int(rng.uniform(0.35, 0.6) * s / 0.72)))
+        af = _font(pick_font(rng, designs)[1], max(6, int(rng.uniform(0.35, 0.6) * s / 0.72)))
         digit = str(rng.randint(1, 9))
         box = d.textbbox((0, 0), digit, font=af)
         d.text((x0 + s / 2 - (box[0] + box[2]) / 2, y0 + 0.58 * s - (box[1] + box[3]) / 2), digit, font=af,
@@ -214,7 +319,7 @@ def scene(rng: random.Random, font_paths: list[str], text: str | None = None) ->
     S = s * scale
     jitter = [rng.uniform(-0.05, 0.05) * S for _ in range(4)]
     box = (x0 * scale + jitter[0], y0 * scale + jitter[1], (x0 + s) * scale + jitter[2], (y0 + s) * scale + jitter[3])
-    return label_crop(gray, box), truth
+    return label_crop(gray, box), truth, name
 
 
 def _degrade(arr: np.ndarray, rng: random.Random, cap: float) -> np.ndarray:
@@ -252,16 +357,17 @@ def _degrade(arr: np.ndarray, rng: random.Random, cap: float) -> np.ndarray:
     return arr
 
 
-def _make(args: tuple[int, int, bool]) -> tuple[np.ndarray, str]:
-    index, seed, heldout = args
+def _make(args: tuple[int, int, str]) -> tuple[np.ndarray, str, str]:
+    index, seed, group = args
     rng = random.Random(seed * 1_000_003 + index)
-    return scene(rng, fonts(heldout))
+    return scene(rng, fonts(group))
 
 
-def synthetic(count: int, seed: int, heldout: bool, jobs: int) -> tuple[np.ndarray, list[str]]:
+def synthetic(count: int, seed: int, group: str, jobs: int) -> tuple[np.ndarray, list[str], list[str]]:
+    """`count` crops drawn in the fonts of `group` ("train" or a HELDOUT group): (crops, texts, designs)."""
     with Pool(jobs) as pool:
-        out = pool.map(_make, [(i, seed, heldout) for i in range(count)], chunksize=256)
-    return (np.stack([(c * 255).astype(np.uint8) for c, _ in out]), [t for _, t in out])
+        out = pool.map(_make, [(i, seed, group) for i in range(count)], chunksize=256)
+    return (np.stack([(c * 255).astype(np.uint8) for c, _, _ in out]), [t for _, t, _ in out], [n for _, _, n in out])
 
 
 # --- real crops -----------------------------------------------------------------------------------
@@ -271,9 +377,9 @@ def real_split(path: Path) -> str:
     return "train" if hashlib.sha1(path.name.encode()).digest()[0] % 2 == 0 else "heldout"
 
 
-def real_crops(folder: Path) -> dict[str, tuple[list[np.ndarray], list[str]]]:
+def real_crops(folder: Path, every: bool = False) -> dict[str, tuple[list[np.ndarray], list[str]]]:
     """Label crops (and empty cells) from real pictures whose grid and cages the
-    pipeline finds as the truth has them; split by real_split."""
+    pipeline finds as the truth has them; split by real_split (every: all to "train")."""
     from kkvision.vision import decode as decode_image
     from kkvision.vision.cages import find_cages
     from kkvision.vision.grid import find_grid
@@ -293,7 +399,7 @@ def real_crops(folder: Path) -> dict[str, tuple[list[np.ndarray], list[str]]]:
         cages = {frozenset(map(tuple, c["cells"])): c for c in truth["cages"]}
         if geom.size != truth["size"] or {frozenset(c) for c in layout.cages} != set(cages):
             continue
-        crops, texts = out[real_split(pic)]
+        crops, texts = out["train" if every else real_split(pic)]
         anchors = set()
         for cage in cages.values():
             cell = min(map(tuple, cage["cells"]))
@@ -349,19 +455,23 @@ def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(out * gain, 0, 1)
 
 
-def accuracy(model, crops: np.ndarray, texts: list[str]) -> float:  # type: ignore[no-untyped-def]
+def reads(model, crops: np.ndarray) -> list[str]:  # type: ignore[no-untyped-def]
+    """The model's best text for each stored crop."""
     import torch
 
     model.eval()
-    right = 0
+    out = []
     with torch.no_grad():
         for i in range(0, len(crops), 512):
             x = torch.from_numpy(crops[i:i + 512].astype(np.float32) / 255.0)[:, None]
             probs = torch.softmax(model(x)[:, :, 0, :], dim=1).permute(0, 2, 1).numpy()
-            for p, t in zip(probs, texts[i:i + 512]):
-                right += decode(p, keep=1)[0][0] == t
+            out += [decode(p, keep=1)[0][0] for p in probs]
     model.train()
-    return right / max(1, len(texts))
+    return out
+
+
+def accuracy(model, crops: np.ndarray, texts: list[str]) -> float:  # type: ignore[no-untyped-def]
+    return sum(a == b for a, b in zip(reads(model, crops), texts)) / max(1, len(texts))
 
 
 def train(args: argparse.Namespace) -> None:
@@ -372,12 +482,18 @@ def train(args: argparse.Namespace) -> None:
     torch.set_num_threads(args.jobs)
     rng = np.random.default_rng(args.seed)
     t0 = time.time()
-    x, y = synthetic(args.samples, args.seed, False, args.jobs)
-    vx, vy = synthetic(args.val, args.seed + 1, True, args.jobs)  # fonts never trained on
-    print(f"synthetic crops: {len(y)} train, {len(vy)} held-out fonts ({time.time() - t0:.0f} s)", flush=True)
+    designs = fonts("train")
+    print(f"fonts: {len(designs)} designs ({sum(map(len, designs.values()))} files) to train on;"
+          + "".join(f" held out as {g!r}: {', '.join(sorted(fonts(g))) or 'none installed'};" for g in HELDOUT),
+          flush=True)
+    x, y, _ = synthetic(args.samples, args.seed, "train", args.jobs)
+    # crops in the held-out fonts, per group, to measure (never trained on)
+    vals = {g: synthetic(args.val, args.seed + 1 + k, g, args.jobs) for k, g in enumerate(HELDOUT) if fonts(g)}
+    print(f"synthetic crops: {len(y)} train, " + ", ".join(f"{len(v[1])} held-out {g!r}" for g, v in vals.items())
+          + f" ({time.time() - t0:.0f} s)", flush=True)
     real = {"train": ([], []), "heldout": ([], [])}
     if args.real:
-        real = real_crops(args.real)
+        real = real_crops(args.real, args.real_all)
         print(f"real crops: {len(real['train'][1])} train, {len(real['heldout'][1])} held out", flush=True)
         if real["train"][1]:
             rx = np.stack([(c * 255).astype(np.uint8) for c in real["train"][0]])
@@ -410,10 +526,14 @@ def train(args: argparse.Namespace) -> None:
             step += 1
             total += float(loss.detach())
         msg = f"epoch {epoch + 1}/{args.epochs}: loss {total / max(1, len(y) // args.batch):.4f}"
-        msg += f", held-out fonts {accuracy(model, vx, vy):.1%}"
+        msg += "".join(f", held-out {g!r} fonts {accuracy(model, vx, vy):.1%}" for g, (vx, vy, _) in vals.items())
         if hx is not None:
             msg += f", real held-out {accuracy(model, hx, real['heldout'][1]):.1%}"
         print(f"{msg} ({time.time() - t0:.0f} s)", flush=True)
+    for g, (vx, vy, vd) in vals.items():  # each held-out design alone
+        right = [a == b for a, b in zip(reads(model, vx), vy)]
+        per = {n: [r for r, d in zip(right, vd) if d == n] for n in sorted(set(vd))}
+        print(f"held-out {g!r}: " + ", ".join(f"{n} {sum(r)}/{len(r)}" for n, r in per.items()), flush=True)
     export(model, args.out)
     print(f"wrote {args.out} ({args.out.stat().st_size // 1024} KB) in {time.time() - t0:.0f} s", flush=True)
 
@@ -445,12 +565,17 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--real", type=Path, help="folder of real pictures with .truth.json (half used to train)")
+    ap.add_argument("--real-all", action="store_true",
+                    help="train on every picture of --real, none held out: name one source's subfolder"
+                         " (e.g. ../shared/real-dev/dlowe) and score the others with bench/real.py")
     ap.add_argument("--real-share", type=float, default=0.05, help="share of training crops that are real")
     ap.add_argument("--out", type=Path, default=ROOT / "models" / "labels.onnx")
     ap.add_argument("--preview", type=Path, help="write a sheet of synthetic crops here and stop")
+    ap.add_argument("--preview-fonts", default="train", choices=("train", *HELDOUT),
+                    help="the fonts of the preview: the training ones or a held-out group")
     args = ap.parse_args()
     if args.preview:
-        x, y = synthetic(96, args.seed, False, args.jobs)
+        x, y, _ = synthetic(96, args.seed, args.preview_fonts, args.jobs)
         rows = [np.concatenate(list(x[i:i + 8]), axis=1) for i in range(0, 96, 8)]
         cv2.imwrite(str(args.preview), 255 - np.concatenate(rows, axis=0))
         print(" ".join(repr(t) for t in y))

@@ -10,16 +10,22 @@ command -v python3 >/dev/null 2>&1 || need+=(python3 python3-venv)
 command -v tesseract >/dev/null 2>&1 || need+=(tesseract-ocr)
 # Fonts: DejaVu draws the solution digits; the others render the training and
 # benchmark images (devtools/synth.py TRAIN_FONTS and HELDOUT_FONTS).  The second
-# line is for devtools/scenes.py, faces the label model never saw: app-like
-# geometric sans (Inter, Manrope, Quicksand, Cabin, Oxygen, League Spartan,
-# Comfortaa, Karla), flat-topped 3s (JetBrains Mono, Dosis, B612) and
-# handwriting-like digits for filled-in grids (Comic Neue, Humor Sans, dkg, Breip).
+# group widens the label reader's training faces (devtools/train_labels.py uses every
+# installed design but its HELDOUT ones): app and web sans, geometric and rounded
+# faces (Inter, Sora, Quicksand...), monospaced and terminal faces, many with a
+# flat-topped 3 (B612, Go, Jura, JetBrains Mono, League Mono, M+, Manrope, Monoid,
+# PT Sans, Quicksand, IBM 3270), humanist, condensed, display and slab faces, and
+# a few handwriting ones; devtools/scenes.py draws its app, web and filled-in
+# scenes with some of them (Comic Neue, Humor Sans, dkg and Breip write answers).
 for pkg in fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-urw-base35 fonts-roboto \
            fonts-open-sans fonts-lato fonts-crosextra-carlito fonts-crosextra-caladea fonts-cantarell \
            fonts-noto-mono \
-           fonts-inter fonts-manrope fonts-quicksand fonts-cabin fonts-oxygen fonts-league-spartan \
-           fonts-comfortaa fonts-karla fonts-jetbrains-mono fonts-dosis fonts-b612 \
-           fonts-comic-neue fonts-humor-sans fonts-dkg-handwriting fonts-breip; do
+           fonts-b612 fonts-cabin fonts-comfortaa fonts-comic-neue fonts-dosis fonts-inter \
+           fonts-jetbrains-mono fonts-karla fonts-league-spartan fonts-manrope fonts-oxygen fonts-quicksand \
+           fonts-mplus fonts-paratype fonts-go fonts-jura fonts-league-mono fonts-3270 fonts-monoid \
+           fonts-play fonts-firacode fonts-hack fonts-clear-sans fonts-bebas-neue fonts-yanone-kaffeesatz \
+           fonts-averia-sans-gwf fonts-opendyslexic fonts-sil-andika fonts-roboto-slab fonts-croscore \
+           fonts-sora fonts-adf-gillius fonts-tuffy fonts-humor-sans fonts-dkg-handwriting fonts-breip; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

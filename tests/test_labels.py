@@ -95,3 +95,27 @@ def test_a_missing_model_is_a_missing_dependency(monkeypatch):
     monkeypatch.setattr(labels, "MODEL", "no-such-model.onnx")
     with pytest.raises(MissingDependency):
         labels.probabilities([np.zeros((CROP_H, CROP_W), np.float32)])
+
+
+def test_use_model_makes_later_loads_read_another_file(tmp_path):
+    """For benchmarks: nets.use_model puts another file in the shipped model's place, and None puts it back."""
+    from importlib import resources
+
+    from kkvision.vision import nets
+
+    crops = [np.zeros((CROP_H, CROP_W), np.float32)]
+    shipped = labels.probabilities(crops)
+    other = tmp_path / "other.onnx"
+    other.write_bytes(resources.files("kkvision.models").joinpath("digits.onnx").read_bytes())
+    try:
+        nets.use_model(labels.MODEL, other)
+        assert nets.scores(labels.MODEL, [np.zeros((28, 28), np.float32)]).shape == (1, 10)  # the digit model
+        copy = tmp_path / "labels-copy.onnx"
+        copy.write_bytes(resources.files("kkvision.models").joinpath(labels.MODEL).read_bytes())
+        nets.use_model(labels.MODEL, copy)
+        np.testing.assert_allclose(labels.probabilities(crops), shipped, atol=1e-6)
+        with pytest.raises(FileNotFoundError):
+            nets.use_model(labels.MODEL, tmp_path / "missing.onnx")
+    finally:
+        nets.use_model(labels.MODEL, None)
+    np.testing.assert_allclose(labels.probabilities(crops), shipped, atol=1e-6)

@@ -3,7 +3,9 @@ OpenCV's dnn module (no training framework at run time).
 
 Each model is read once per process from the package data (kkvision.models,
 so an install outside the checkout finds it) and run under a lock: OpenCV's
-Net is not safe to run from two threads at once.
+Net is not safe to run from two threads at once.  For benchmarks and training
+only, use_model makes a model name read another file (a model being trained
+or compared); kkvision itself never calls it.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import threading
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -18,12 +21,30 @@ import numpy as np
 from ..errors import MissingDependency
 
 _LOCK = threading.Lock()
+_FILES: dict[str, Path] = {}  # model name -> the file use_model put in its place
+
+
+def use_model(model: str, path: str | Path | None) -> None:
+    """For benchmarks and training only: later loads of `model` (e.g.
+    "labels.onnx") in this process read the ONNX file `path` instead of the
+    shipped one; None goes back to the shipped one.  A process pool's
+    workers must call it too (e.g. as the pool's initializer)."""
+    with _LOCK:
+        if path is None:
+            _FILES.pop(model, None)
+        else:
+            path = Path(path)
+            if not path.is_file():
+                raise FileNotFoundError(f"no model file {path}")
+            _FILES[model] = path
+        _net.cache_clear()
 
 
 @lru_cache(maxsize=4)
 def _net(model: str) -> cv2.dnn.Net:
     try:
-        data = resources.files("kkvision.models").joinpath(model).read_bytes()
+        data = (_FILES[model].read_bytes() if model in _FILES
+                else resources.files("kkvision.models").joinpath(model).read_bytes())
     except (FileNotFoundError, ModuleNotFoundError):
         script = "python -m devtools.train_" + model.split(".")[0]
         raise MissingDependency(f"model {model} is missing from the kkvision package;"
