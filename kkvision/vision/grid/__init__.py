@@ -36,7 +36,8 @@ OVERLAP = 0.1  # a candidate sharing more than this fraction of its area with a 
 BEYOND = (0.0, 0.5)  # outside a frame, this band (in cells from it) shows whether its lines go on (a part of a bigger grid): from the frame on, as a line goes on without a gap (text beside a grid starts after one)
 CROSS = 0.85  # a line goes on through the band when inked along this fraction of it
 GOES_ON = 0.5  # a side whose inner lines go on, this share of them, while the cells between do not, is no frame
-ENDS = 2  # ... and so is a frame whose sides go on past its corners at this many ends (one is a line touching it)
+ENDS = 2  # ... and so is a frame with this many sides going on past its corners (a block of a bigger grid
+          # has all four; one side going on, even past both its ends, is a rule or line touching the frame)
 PART = 0.85  # within a grid or a part of one, candidates this much smaller are parts too (not the same frame fitted better)
 SAME_ROW = 0.5  # grids whose heights overlap by this fraction of the shorter one are in one row of the page
 POLARITY_SIDE = 200  # a grid's polarity is judged on it warped to a square this big
@@ -98,15 +99,12 @@ def _goes_on(small: np.ndarray, quad: np.ndarray, n: int) -> bool:
                  for k in range(n)]
         if np.mean(np.asarray(lines) >= CROSS) >= GOES_ON and np.mean(np.asarray(cells) >= CROSS) < GOES_ON / 2:
             return True
-    ends = 0  # the frame's sides going on past its corners (a + or T where a frame has an L)
+    sides = 0  # the frame's sides going on past a corner (a + or T where a frame has an L)
     for p in (pad, pad + JUDGE_SIDE):
-        across = m[p - half:p + half + 1]  # a horizontal side, seen in rows
-        for band in (across[:, pad - b:pad - a], across[:, pad + JUDGE_SIDE + a:pad + JUDGE_SIDE + b]):
-            ends += bool(band.mean(axis=1).max() >= CROSS)  # one line, not text
-        across = m[:, p - half:p + half + 1].T  # a vertical side
-        for band in (across[:, pad - b:pad - a], across[:, pad + JUDGE_SIDE + a:pad + JUDGE_SIDE + b]):
-            ends += bool(band.mean(axis=1).max() >= CROSS)  # one line, not text
-    return ends >= ENDS
+        for across in (m[p - half:p + half + 1], m[:, p - half:p + half + 1].T):  # a horizontal, a vertical side
+            bands = (across[:, pad - b:pad - a], across[:, pad + JUDGE_SIDE + a:pad + JUDGE_SIDE + b])
+            sides += any(band.mean(axis=1).max() >= CROSS for band in bands)  # one line, not text
+    return sides >= ENDS
 
 
 def _finish(gray: np.ndarray, quad: np.ndarray, scale: float, n: int) -> tuple[GridGeometry, np.ndarray]:
