@@ -123,3 +123,13 @@ def test_a_reading_whose_labels_are_mostly_overruled_is_refused_not_answered():
     truth = sc.puzzles[0].solution
     answers = [o.result.solution for o in page.outcomes if o.result is not None]
     assert all(tuple(map(tuple, a)) == tuple(map(tuple, truth)) for a in answers)
+
+
+@pytest.mark.parametrize("family,seed", [("dim", 2), ("app", 19)])
+def test_a_sudoku_beside_the_kenken_is_no_puzzle(family, seed):
+    """A newspaper's sudoku (dim-train-2) and an app's ad with a sudoku (app-train-19): grids whose
+    cages' first cells hold no labels are left out; the KenKen is the one puzzle, solved."""
+    sc = scene(family, seed)
+    page = read_source(of_bytes(sc.data, sc.name), Options())
+    assert len(sc.puzzles) == 1 and len(page.outcomes) == 1
+    assert tuple(map(tuple, page.outcomes[0].result.solution)) == tuple(map(tuple, sc.puzzles[0].solution))

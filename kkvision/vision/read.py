@@ -41,6 +41,8 @@ from .reading import resolve
 from .stages import AsRead, GivenLabel, GridGeometry, Reading, Refusal, Trace, VisionOptions
 
 log = logging.getLogger("kkvision")
+KENKEN_LABELLED = 0.25  # on a page of several grids, one whose cages' first cells hold a label less often
+                        # than this (read as empty) is no KenKen: a sudoku's 3x3 boxes, a keypad's keys
 TURNS = (1, 2, 3)  # quarter turns of the square tried when the labels cannot be read upright
 # refusals that a turned picture gives upright (its labels read as nothing, or as other numbers)
 TURN_WHEN = (ClueUnreadable, Unsolvable, UncertainReading, Ambiguous, LabelNotACage)
@@ -73,8 +75,23 @@ def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | Non
         try:
             out.append((k, read_grid(image, geom, square, f"{name} #{k}" if count > 1 else name, one, trace)))
         except KkvisionError as exc:
+            if count > 1 and only is None and not looks_like_kenken(trace):
+                log.info("%s #%d: no cage labels: not a KenKen (a sudoku, a keypad), left out", name, k)
+                continue
             out.append((k, Refusal(exc, geom, as_read(trace))))
+    if not out:
+        raise GridNotFound(f"no KenKen found: the {count} grids found have no cage labels (sudokus, crosswords"
+                           " or keypads?); crop closer to the KenKen")
     return count, out
+
+
+def looks_like_kenken(trace: Trace) -> bool:
+    """Did the reading get far enough to say, and do the grid's cages have labels
+    in their first cells?  A sudoku's boxes and a keypad's keys read as empty there."""
+    if trace.clues is None or not trace.clues:
+        return True  # not known: a refusal before the labels stays a refusal
+    labelled = sum(1.0 - sum(p for t, p in rd.texts if t == "") >= 0.5 for rd in trace.clues)
+    return labelled >= KENKEN_LABELLED * len(trace.clues)
 
 
 def _check_choice(count: int, only: int | None, labels: tuple[GivenLabel, ...]) -> None:
