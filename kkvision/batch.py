@@ -55,7 +55,7 @@ def solve_source(task: Task) -> list[dict[str, Any]]:
         opts = replace(opts, debug_dir=task.debug_root / re.sub(r"[^\w.-]+", "_", name).strip("_"))
     try:
         page = read_source(task.source, opts, task.dpi)
-        outcomes = [_unique(o) for o in page.outcomes]
+        outcomes = [o.unique() for o in page.outcomes]
         image = None
         if page.picture is not None and task.write_image:
             image = write_picture(page.picture, outcomes, task.source, "solved", task.output, task.output_dir)
@@ -77,17 +77,6 @@ def run_batch(tasks: Iterable[Task], executor: Any = None) -> Iterator[dict[str,
     futures = [executor.submit(solve_source, task) for task in tasks]
     for future in futures:
         yield from future.result()
-
-
-def _unique(outcome: Outcome) -> Outcome:
-    """A text puzzle with several solutions is refused (exit 8), not answered."""
-    if outcome.result is None:
-        return outcome
-    try:
-        outcome.result.unique_or_raise()
-    except KkvisionError as exc:
-        return replace(outcome, result=None, error=exc)
-    return outcome
 
 
 def write_picture(picture: np.ndarray, outcomes: list[Outcome], source: Source, kind: str,

@@ -332,17 +332,6 @@ def _failed(args: argparse.Namespace, page: Page, outcome: Outcome, where: str) 
     return int(outcome.error.exit_code)
 
 
-def _unique(outcome: Outcome) -> Outcome:
-    """check and hint need the one solution: a puzzle with several is refused (exit 8)."""
-    if outcome.result is None:
-        return outcome
-    try:
-        outcome.result.unique_or_raise()
-    except KkvisionError as exc:
-        return replace(outcome, result=None, error=exc)
-    return outcome
-
-
 def _picture(args: argparse.Namespace, page: Page, source: Source, kind: str, drawings: list[Drawing]
              ) -> Path | None:
     """The command's output picture (all puzzles' drawings in one), unless --no-image or a text."""
@@ -369,7 +358,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     typed = read_text(args.answers) if args.answers is not None else None
     checked: list[tuple[Outcome, CheckResult | None, tuple[Cell, ...]]] = []
     drawings = []
-    for outcome in map(_unique, page.outcomes):
+    for outcome in (o.unique() for o in page.outcomes):
         result = outcome.result
         if result is None:
             checked.append((outcome, None, ()))
@@ -424,7 +413,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
     source = _source(args)
     page = read_source(source, _options(args), args.dpi)
     found = []
-    for outcome in map(_unique, page.outcomes):
+    for outcome in (o.unique() for o in page.outcomes):
         result = outcome.result
         found.append((outcome, hints(result.puzzle, result.solution, args.cells) if result is not None else []))
     drawings = []

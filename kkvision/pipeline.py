@@ -14,7 +14,7 @@ with each Outcome.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -73,6 +73,17 @@ class Outcome:
     def __post_init__(self) -> None:
         if (self.result is None) == (self.error is None):
             raise ValueError("an Outcome holds a result or an error, one of them")
+
+    def unique(self) -> Outcome:
+        """This outcome, or its refusal (exit 8) when the puzzle has several solutions: solve,
+        check and hint answer only a puzzle with one."""
+        if self.result is None:
+            return self
+        try:
+            self.result.unique_or_raise()
+        except KkvisionError as exc:
+            return replace(self, result=None, error=exc)
+        return self
 
     @property
     def box(self) -> tuple[int, int, int, int] | None:
