@@ -89,11 +89,13 @@ def _goes_on(small: np.ndarray, quad: np.ndarray, n: int) -> bool:
     t = max(2, JUDGE_SIDE // 150)  # as the judge: close small gaps (dotted, faint lines)
     m = cv2.dilate(ink(square), cv2.getStructuringElement(cv2.MORPH_RECT, (2 * t + 1, 2 * t + 1))) > 0
     a, b = int(BEYOND[0] * cell), int(BEYOND[1] * cell)
-    bands = (m[pad - b:pad - a], m[pad + JUDGE_SIDE + a:pad + JUDGE_SIDE + b],
-             m[:, pad - b:pad - a].T, m[:, pad + JUDGE_SIDE + a:pad + JUDGE_SIDE + b].T)
+    # each band's first row touches the frame: a line going on is inked from there (a keypad
+    # or a table under a grid, its lines in step with the cells, starts after a gap)
+    bands = (m[pad - b:pad - a][::-1], m[pad + JUDGE_SIDE + a:pad + JUDGE_SIDE + b],
+             m[:, pad - b:pad - a].T[::-1], m[:, pad + JUDGE_SIDE + a:pad + JUDGE_SIDE + b].T)
     half = max(1, int(0.12 * cell))
     for band in bands:
-        cover = band.mean(axis=0)  # along the side: how much of the band is inked across
+        cover = np.cumprod(band, axis=0).mean(axis=0)  # along the side: how far into the band ink runs unbroken
         lines = [cover[int(pad + k * cell) - half:int(pad + k * cell) + half + 1].max() for k in range(1, n)]
         cells = [cover[int(pad + (k + 0.5) * cell) - half:int(pad + (k + 0.5) * cell) + half + 1].max()
                  for k in range(n)]
@@ -102,8 +104,9 @@ def _goes_on(small: np.ndarray, quad: np.ndarray, n: int) -> bool:
     sides = 0  # the frame's sides going on past a corner (a + or T where a frame has an L)
     for p in (pad, pad + JUDGE_SIDE):
         for across in (m[p - half:p + half + 1], m[:, p - half:p + half + 1].T):  # a horizontal, a vertical side
-            beyond = (across[:, pad - b:pad - a], across[:, pad + JUDGE_SIDE + a:pad + JUDGE_SIDE + b])
-            sides += any(band.mean(axis=1).max() >= CROSS for band in beyond)  # one line, not text
+            beyond = (across[:, pad - b:pad - a][:, ::-1], across[:, pad + JUDGE_SIDE + a:pad + JUDGE_SIDE + b])
+            # one line running on from the corner, not text or a rule that starts after a gap
+            sides += any(np.cumprod(band, axis=1).mean(axis=1).max() >= CROSS for band in beyond)
     return sides >= ENDS
 
 
