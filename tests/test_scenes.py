@@ -67,6 +67,19 @@ def test_themes_draw_labels_only_with_their_splits_fonts_and_the_fonts_are_insta
     assert not missing, f"fonts missing (run scripts/setup.sh): {sorted(set(missing))}"
 
 
+def test_the_label_model_never_trains_on_the_held_out_themes_fonts():
+    """devtools.train_labels holds out the designs the held-out themes print with (and their
+    hands), and trains on the train themes' ones: the held-out themes are unseen styles."""
+    from devtools.scenes import HAND_HELDOUT, HAND_TRAIN
+    from devtools.train_labels import design, group_of
+
+    held = [p for p in map(find_font, HELDOUT_LABEL_FONTS + HAND_HELDOUT) if p is not None]
+    train = [p for p in map(find_font, TRAIN_LABEL_FONTS + HAND_TRAIN) if p is not None]
+    assert len(held) >= 10 and len(train) >= 10, "fonts missing (run scripts/setup.sh)"
+    assert [p for p in held if group_of(design(p)) == "train"] == []
+    assert [p for p in train if group_of(design(p)) != "train"] == []
+
+
 def test_the_grid_is_where_the_truth_says():
     """The frame's ink is on the truth's box edges (a flat screenshot: no warp to blur it)."""
     sc = scene("app", 3, theme="classic-light", device="phone", ads=False)
@@ -133,3 +146,39 @@ def test_a_sudoku_beside_the_kenken_is_no_puzzle(family, seed):
     page = read_source(of_bytes(sc.data, sc.name), Options())
     assert len(sc.puzzles) == 1 and len(page.outcomes) == 1
     assert tuple(map(tuple, page.outcomes[0].result.solution)) == tuple(map(tuple, sc.puzzles[0].solution))
+
+
+def test_a_sudoku_alone_is_no_kenken():
+    """A picture of a sudoku only (its givens at some boxes' first cells read as labels) is
+    not a KenKen refused for its labels (exit 5) but no KenKen found (exit 4): its cages are
+    n boxes of n cells, which no KenKen has."""
+    import random
+
+    from PIL import Image
+
+    from devtools.scene_board import draw_sudoku
+    from kkvision.errors import GridNotFound
+
+    for seed in range(3):
+        img = Image.new("RGB", (700, 700), (255, 255, 255))
+        draw_sudoku(img, 50, 50, 600, random.Random(seed), (20, 20, 20), (250, 250, 245), "DejaVuSans.ttf")
+        data = cv2.imencode(".png", np.asarray(img)[:, :, ::-1])[1].tobytes()
+        with pytest.raises(GridNotFound, match="no KenKen found"):
+            read_source(of_bytes(data, f"sudoku-{seed}.png"), Options())
+
+
+def test_a_keypad_under_the_grid_with_keys_in_step_with_its_cells_leaves_the_grid_whole():
+    """web-train-0: a row of keys just under the grid, their edges in line with the grid's
+    lines, made the grid look like a block of a bigger one (its lines going on), so it was
+    dropped and only the page's sudoku thumbnails were found.  A line goes on from the frame
+    without a gap; the keys start after one.  The sudokus are no puzzles."""
+    from kkvision.vision.read import read_page
+
+    sc = scene("web", 0)
+    _, read = read_page(sc.image, sc.name, Options())
+    assert len(sc.puzzles) == 1 and len(read) == 1
+    x0, y0, x1, y1 = sc.puzzles[0].box
+    xs, ys = zip(*read[0][1].geometry.corners)
+    bx0, by0, bx1, by1 = min(xs), min(ys), max(xs), max(ys)
+    tol = 0.03 * (x1 - x0)
+    assert max(abs(bx0 - x0), abs(by0 - y0), abs(bx1 - x1), abs(by1 - y1)) < tol

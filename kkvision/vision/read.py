@@ -41,6 +41,7 @@ from .reading import resolve
 from .stages import AsRead, GivenLabel, GridGeometry, Reading, Refusal, Trace, VisionOptions
 
 log = logging.getLogger("kkvision")
+MIN_SUDOKU = 4  # the smallest sudoku (2x2 boxes); a 3x3 grid of three 3-cell cages may be a KenKen
 KENKEN_LABELLED = 0.25  # on a page of several grids, one whose cages' first cells hold a label less often
                         # than this (read as empty) is no KenKen: a sudoku's 3x3 boxes, a keypad's keys
 TURNS = (1, 2, 3)  # quarter turns of the square tried when the labels cannot be read upright
@@ -75,14 +76,26 @@ def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | Non
         try:
             out.append((k, read_grid(image, geom, square, f"{name} #{k}" if count > 1 else name, one, trace)))
         except KkvisionError as exc:
-            if count > 1 and only is None and not looks_like_kenken(trace):
-                log.info("%s #%d: no cage labels: not a KenKen (a sudoku, a keypad), left out", name, k)
+            if only is None and is_sudoku(trace) or count > 1 and only is None and not looks_like_kenken(trace):
+                log.info("%s #%d: not a KenKen (a sudoku's boxes, or no cage labels: a keypad), left out", name, k)
                 continue
             out.append((k, Refusal(exc, geom, as_read(trace))))
     if not out:
-        raise GridNotFound(f"no KenKen found: the {count} grids found have no cage labels (sudokus, crosswords"
-                           " or keypads?); crop closer to the KenKen")
+        found = f"none of the {count} grids found is one" if count > 1 else "the grid found is none"
+        raise GridNotFound(f"no KenKen found: {found} (a sudoku's boxes, or no cage labels: a crossword"
+                           " or a keypad?); crop closer to the KenKen")
     return count, out
+
+
+def is_sudoku(trace: Trace) -> bool:
+    """Are the grid's cages as drawn n regions of n cells each: a sudoku's boxes
+    (or a jigsaw sudoku's regions)?  No KenKen is drawn so: every cage would be
+    a whole row's worth of digits, its label the same sum for all.  Judged on the
+    cages alone, so a sudoku with its givens read as labels is known too."""
+    layout, geom = trace.drawn, trace.geometry
+    if layout is None or geom is None or geom.size < MIN_SUDOKU:
+        return False
+    return all(len(cage) == geom.size for cage in layout.cages)
 
 
 def looks_like_kenken(trace: Trace) -> bool:
@@ -147,6 +160,7 @@ def _read_once(geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOp
     trace.geometry, trace.square = geom, square
     labels = reader(opts.ocr)
     layout, _ = find_cages(square, geom)
+    trace.drawn = layout
     cells = read_cells(square, geom, labels)
     layout = agree_with_labels(layout, cells)
     trace.layout = layout

@@ -339,5 +339,6 @@ class Trace:
     geometry: GridGeometry | None = None
     square: np.ndarray | None = field(default=None, repr=False)
     layout: CageLayout | None = None
+    drawn: CageLayout | None = None  # the cages as their borders were seen, before the labels changed any
     clues: tuple[ClueReading, ...] | None = None
     processes: int = 0  # helper processes the label reader started (tesseract)
