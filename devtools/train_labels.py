@@ -22,14 +22,16 @@ neighbourhoods ("scenes") drawn under heavy augmentation:
     sans, geometric and rounded faces, monospaced and terminal faces, many
     with a flat-topped 3, condensed, display, slab and handwriting faces.
     Held out and scored apart, never trained on: 'print' (the URW PostScript
-    classics, devtools.synth.HELDOUT_FONTS) and 'app' (Manrope, Comfortaa,
-    Fira Code, Clear Sans);
+    classics, devtools.synth.HELDOUT_FONTS) and 'app' (Comfortaa, Fira Code,
+    Clear Sans, League Spartan, Dosis, B612, Karla and two hands: the held-out
+    themes' fonts of devtools.scenes);
   - size and weight: digit height 8..12% of the cell (an eighth of labels),
     12..34%, or 34..45% (a fifth: sites print big labels), kept above the
     crop's bottom; an eighth drawn with a stroke of 2..7% of the size, heavier
     than the font's own weight, placed near the top-left corner;
   - the cell: paper tint, highlighted cells, thin lines solid, grey, dotted
-    or absent, thick cage borders on any side, a neighbour's label just right
+    or absent, thick cage borders on any side, or (a fifth) cages outlined
+    inside their cells as apps draw them (solid or dashed, grey or coloured), a neighbour's label just right
     of the cell, pencil marks and a written answer below the label;
   - the picture: 24..170 px cells at the source (labels 4..76 px high), then
     resampled to the 900 px grid square as the grid stage does; blur, noise,
@@ -75,9 +77,14 @@ ROOT = Path(__file__).resolve().parents[1]  # the repository root: the model goe
 SQUARE = 900  # kkvision.vision.grid.SIDE: the grid square the runtime crops from
 # Font designs kept out of training, by group, to measure how the reader does on faces it never saw
 # (train on the rest, score synthetic crops on each group; a design is held out when its name starts so):
+# The same designs are held out of devtools.scenes' train themes (tests/test_scenes.py checks), so its
+# held-out themes are unseen by this model too.
 HELDOUT = {
     "print": ("Nimbus", "URW", "C059", "P052"),  # devtools.synth.HELDOUT_FONTS' PostScript classics
-    "app": ("Manrope", "Comfortaa", "Fira Code", "Clear Sans"),  # app / web faces: flat-topped 3, rounded, mono
+    # app / web faces (scenes.SCENE_HELDOUT_FONTS: flat-topped 3, rounded, geometric, mono) and hands
+    # (scenes.HAND_HELDOUT)
+    "app": ("Comfortaa", "Fira Code", "Clear Sans", "League Spartan", "Dosis", "B612", "Karla",
+            "DkgHandwriting", "Breip"),
 }
 NOT_TEXT_FONTS = ("StandardSymbols", "D050000L", "Z003", "DejaVuMathTeXGyre", "Hairline", "Thin")
 # weight, width and optical-size words, dropped from a family name to name its design
@@ -226,6 +233,43 @@ def _ink(rng: random.Random, paper: int) -> tuple[int, int, int]:
     return tuple(rng.randint(0, 120) for _ in range(3))  # type: ignore[return-value]
 
 
+def _outlines(rng: random.Random, d: ImageDraw.ImageDraw, s: int, pad: int) -> float:
+    """Cages drawn as apps draw them: an outline inset in each cage's cells
+    (solid or dashed, grey, dark or coloured) along some sides of the 3x3
+    cells; the target cell's top and left are a cage's start.  Returns how far
+    in from the cell's corner the outline reaches (the label sits inside it)."""
+    gap = rng.uniform(0.03, 0.1) * s
+    w = max(1, round(s * rng.uniform(0.01, 0.04)))
+    kind = rng.random()
+    col = (tuple(rng.randint(0, 90) for _ in range(3)) if kind < 0.4 else
+           tuple(rng.randint(90, 200) for _ in range(3)) if kind < 0.8 else (rng.randint(90, 200),) * 3)
+    dash = rng.uniform(0.04, 0.12) * s if rng.random() < 0.5 else 0.0
+    for i in range(3):
+        for j in range(3):
+            cx, cy = pad + j * s, pad + i * s
+            for side in range(4):
+                start = (i, j) == (1, 1) and side in (0, 1)  # the target's top and left
+                if not (start and rng.random() < 0.9 or rng.random() < 0.35):
+                    continue
+                lo = gap if rng.random() < 0.7 else 0.0  # the outline turns at a corner, or the cage goes on
+                hi = s - gap if rng.random() < 0.7 else s
+                if side == 0:
+                    a, b = (cx + lo, cy + gap), (cx + hi, cy + gap)
+                elif side == 1:
+                    a, b = (cx + gap, cy + lo), (cx + gap, cy + hi)
+                elif side == 2:
+                    a, b = (cx + lo, cy + s - gap), (cx + hi, cy + s - gap)
+                else:
+                    a, b = (cx + s - gap, cy + lo), (cx + s - gap, cy + hi)
+                length = math.dist(a, b)
+                steps = max(1, int(length / (2 * dash))) if dash else 1
+                for t in range(steps):
+                    f0, f1 = (t / steps, (t + 0.5) / steps) if dash else (0.0, 1.0)
+                    d.line([(a[0] + (b[0] - a[0]) * f0, a[1] + (b[1] - a[1]) * f0),
+                            (a[0] + (b[0] - a[0]) * f1, a[1] + (b[1] - a[1]) * f1)], fill=col, width=w)
+    return gap + w
+
+
 def scene(rng: random.Random, designs: dict[str, list[str]], text: str | None = None) -> tuple[np.ndarray, str, str]:
     """One label crop (CROP_H x CROP_W darkness), the text it shows and the font design it is printed in."""
     s = int(math.exp(rng.uniform(math.log(24), math.log(170))))  # cell side at the source, px
@@ -269,6 +313,7 @@ def scene(rng: random.Random, designs: dict[str, list[str]], text: str | None = 
                                 (a[0] + (b[0] - a[0]) * f1, a[1] + (b[1] - a[1]) * f1)], fill=(col,) * 3, width=w)
                 else:
                     d.line([a, b], fill=(col,) * 3, width=w)
+    inset = _outlines(rng, d, s, pad) if rng.random() < 0.2 else 0.0
     # the label of the cell, or none
     digits, glyph, truth = random_text(rng) if text is None else (text, "", text)
     if text is None and rng.random() < 0.22:
@@ -279,11 +324,11 @@ def scene(rng: random.Random, designs: dict[str, list[str]], text: str | None = 
     cap = (rng.uniform(0.08, 0.12) if u < 0.12 else rng.uniform(0.12, 0.34) if u < 0.8 else rng.uniform(0.34, 0.45)) * s
     fsize = max(5, int(cap / 0.72))
     stroke = rng.uniform(0.02, 0.07) if rng.random() < 0.12 else 0.0  # heavier than the font's own weight
-    margin_x = rng.uniform(0.02, 0.12) * s + thick_w / 2
-    margin_y = rng.uniform(0.02, 0.1) * s + thick_w / 2
+    margin_x = rng.uniform(0.02, 0.12) * s + thick_w / 2 + inset
+    margin_y = rng.uniform(0.02, 0.1) * s + thick_w / 2 + inset
     # printed labels fit inside their cell, and above the bottom of the runtime's crop (labels.CROP_BOTTOM)
     bottom = 0.46 * s
-    margin_y = max(thick_w / 2 + 0.01 * s, min(margin_y, bottom - 1.1 * cap))
+    margin_y = max(thick_w / 2 + inset + 0.01 * s, min(margin_y, bottom - 1.1 * cap))
     label_bottom = y0 + margin_y
     if digits or glyph:
         runs = label_runs(rng, digits, glyph, fpath, fsize, designs)
