@@ -69,3 +69,27 @@ def test_split_with_three_kinds_of_line():
     dashes = np.array([0.5, 0.5, 2.7, 2.9, 3.2, 18.3, 18.3, 18.4, 18.3, 18.4])
     t = _split(dashes, np.array([0.5] * 5 + [1.0] * 5))
     assert 3.2 < t < 18.3
+
+
+@pytest.mark.parametrize("border,colours", [("outline", ()), ("dashed", ()),
+                                            ("outline", ((200, 120, 200), (120, 190, 80), (230, 150, 90))),
+                                            ("dashed", ((90, 140, 220), (210, 170, 60)))])
+@pytest.mark.parametrize("n", [5, 7, 9])
+def test_cages_outlined_inside_their_cells_are_found(border, colours, n):
+    """Apps that draw each cage as an outline inset in its cells (solid or dashed, grey or in
+    pastel colours, over thin grey cell lines): a border between two cages is a pair of lines."""
+    from PIL import Image
+
+    from devtools.scene_board import BoardStyle, draw_board
+
+    puzzle, _ = random_puzzle(n, seed=40 + n, unique=False)
+    cell = 720 / n
+    style = BoardStyle(cell=cell, thin=max(1, round(0.012 * cell)), thin_colour=(190, 190, 190), border=border,
+                       thick=max(2, round(0.06 * cell)), line=(70, 70, 70), cage_colours=colours,
+                       frame=max(3, round(0.05 * cell)), frame_colour=(60, 60, 60),
+                       label_font="DejaVuSans-Bold.ttf")
+    img = Image.new("RGB", (840, 840), (250, 250, 250))
+    draw_board(img, 60, 60, puzzle, style, random.Random(n))
+    geom, square = find_grid(bgr(img))
+    layout, _ = find_cages(square, geom)
+    assert geom.size == n and layout.cages == tuple(c.cells for c in puzzle.cages)

@@ -6,6 +6,13 @@ edge, of the darkness summed over the unbroken dark run through the line
 faint one nothing, and a label or pencil mark near the line, not touching
 it, not at all).  The split between thin and thick is found per image
 (the split of log ink with the largest between-class variance).
+
+Apps also draw cages as outlines inset in their cells (solid or dashed,
+often in colour): there a border between two cages is a pair of lines, one
+a little inside each cell, and the cell line between them is thin.  Such a
+pair adds its lines' ink to the edge's (_inset_pair), so an outlined border
+weighs as a thick one; a line on one side only (a label, a stroke of a
+digit) adds nothing.
 """
 
 from __future__ import annotations
@@ -22,10 +29,16 @@ SNAP = 0.04  # the line's darkest pixel is looked for this close to its place, i
 ALIKE = 1.6  # lines whose ink (+0.5) differs by less than this factor may all be one kind...
 SEPARATE = 6.0  # ...unless they form two groups this many times their spread apart (a clean render)
 KINDS_GAP = 1.6  # two kinds of line differ in ink (+0.5) by at least this factor across a clear gap
+KIND_SHARE = 0.1  # ... a kind of line is at least this share of the edges (one stray edge measured as nothing is none)
 SOLID = 0.9  # an unbroken line is there along at least this share of its edge
 ALONG_SHARE = 50  # an edge's ink is this percentile along it (the median: dotted gaps, a stray mark do not count)
 RUN_LEVEL = 0.5  # a pixel belongs to the line's run when this dark relative to the line's darkest
 RUN_FLOOR = 0.05  # darkness (0 paper .. 1 ink) below which there is no line at all
+INSET = (0.03, 0.18)  # an inset cage outline runs this far inside its cell from the cell line, in cells
+INSET_OFF = 0.1  # ... about a point this close (cells) to where the grid stage put the cell line
+INSET_GAP = 0.35  # ... each outline apart from the cell line between by paper (a row of pencil marks
+                  # over the line is no outline): darkness under this fraction of the outlines' there
+INSET_LINE = 0.12  # ... a line there darkens, on the mean along the edge, at least this (a dashed one about half; a light grey one 0.3)
 
 
 def darkness(square: np.ndarray, n: int) -> np.ndarray:
@@ -61,19 +74,62 @@ def _run_width(band: np.ndarray, cell: float, solid: bool = False) -> float:
     return float(np.percentile(runs, ALONG_SHARE))
 
 
+def _inset_pair(band: np.ndarray, cell: float) -> float:
+    """band: (along, across) darkness centred on a cell line.  The ink of a pair
+    of lines running along it, one INSET inside each of the two cells (cages
+    outlined inside their cells): the strongest two lines of the band that lie
+    that far apart about a point near the band's centre (the grid's line may
+    be a little off where it lies), with paper between each and that point;
+    0 when there is no such pair."""
+    length, width = band.shape
+    if length == 0 or width < 5:
+        return 0.0
+    profile = band.mean(axis=0)  # darkness at each offset across, averaged along (dashes count by their share)
+    profile = profile - profile.min()  # a cage's fill, shading: no line
+    inner = np.r_[False, (profile[1:-1] >= profile[:-2]) & (profile[1:-1] > profile[2:]), False]
+    peaks = [int(i) for i in np.flatnonzero(inner & (profile >= INSET_LINE))]
+    runs = {}
+    for i in peaks:  # each line's ink: its run of offsets at least half its peak
+        a, b = i, i
+        while a > 0 and profile[a - 1] >= RUN_LEVEL * profile[i]:
+            a -= 1
+        while b + 1 < width and profile[b + 1] >= RUN_LEVEL * profile[i]:
+            b += 1
+        runs[i] = float(profile[a:b + 1].sum())
+    centre = (width - 1) / 2
+    best = 0.0
+    for k, i in enumerate(peaks):
+        for j in peaks[k + 1:]:
+            mid, low = (i + j) // 2, INSET_GAP * min(profile[i], profile[j])
+            if (i <= centre - INSET[0] * cell and j >= centre + INSET[0] * cell  # either side of the line
+                    and j - i <= 2 * INSET[1] * cell
+                    and abs((i + j) / 2 - centre) <= INSET_OFF * cell
+                    and profile[i:mid + 1].min() < low and profile[mid:j + 1].min() < low):
+                best = max(best, 2.0 * min(runs[i], runs[j]))
+    return best
+
+
 def _edge_ink(dark: np.ndarray, g: GridGeometry, r: int, c: int, vertical: bool, solid: bool = False) -> float:
-    """The edge's ink (see _run_width); with `solid`, the share of it that is unbroken line."""
+    """The edge's ink (see _run_width), with an inset outline pair's (_inset_pair);
+    with `solid`, the share of the edge that is unbroken line."""
     if vertical:  # between (r,c) and (r,c+1): line x = xs[c+1]
         x, h, w = g.xs[c + 1], g.ys[r + 1] - g.ys[r], g.xs[c + 1] - g.xs[c]
         y0, y1 = int(g.ys[r] + ALONG[0] * h), int(g.ys[r + 1] - (1 - ALONG[1]) * h)
-        half = max(3, int(BAND * w))
+        half, wide = max(3, int(BAND * w)), max(3, int(np.ceil((INSET[1] + INSET_OFF) * w)) + 1)
         xi = int(round(x))
-        return _run_width(dark[y0:y1, max(0, xi - half): xi + half + 1], w, solid)
-    y, w, h = g.ys[r + 1], g.xs[c + 1] - g.xs[c], g.ys[r + 1] - g.ys[r]
-    x0, x1 = int(g.xs[c] + ALONG[0] * w), int(g.xs[c + 1] - (1 - ALONG[1]) * w)
-    half = max(3, int(BAND * h))
-    yi = int(round(y))
-    return _run_width(dark[max(0, yi - half): yi + half + 1, x0:x1].T, h, solid)
+        band = dark[y0:y1, max(0, xi - wide): xi + wide + 1]
+        cell = w
+    else:
+        y, w, h = g.ys[r + 1], g.xs[c + 1] - g.xs[c], g.ys[r + 1] - g.ys[r]
+        x0, x1 = int(g.xs[c] + ALONG[0] * w), int(g.xs[c + 1] - (1 - ALONG[1]) * w)
+        half, wide = max(3, int(BAND * h)), max(3, int(np.ceil((INSET[1] + INSET_OFF) * h)) + 1)
+        yi = int(round(y))
+        band = dark[max(0, yi - wide): yi + wide + 1, x0:x1].T
+        cell = h
+    if band.shape[1] != 2 * wide + 1:  # at the square's edge: the band as _run_width had it
+        return _run_width(band[:, max(0, band.shape[1] // 2 - half):band.shape[1] // 2 + half + 1], cell, solid)
+    run = _run_width(band[:, wide - half:wide + half + 1], cell, solid)
+    return run if solid else run + _inset_pair(band, cell)
 
 
 def _otsu(v: np.ndarray) -> int:
@@ -103,7 +159,8 @@ def _split(values: np.ndarray, solid: np.ndarray | None = None) -> float:
     lower = v[: i + 1]
     if len(lower) >= 4:
         j = _otsu(lower)
-        if lower[j + 1] - lower[j] >= np.log(KINDS_GAP) and whole[j + 1: i + 1].min() >= SOLID:
+        if (lower[j + 1] - lower[j] >= np.log(KINDS_GAP) and whole[j + 1: i + 1].min() >= SOLID
+                and j + 1 >= KIND_SHARE * len(v)):
             i = j
     return float(np.exp((v[i] + v[i + 1]) / 2) - 0.5)
 

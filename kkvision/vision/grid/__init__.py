@@ -104,9 +104,8 @@ def _goes_on(small: np.ndarray, quad: np.ndarray, n: int) -> bool:
     sides = 0  # the frame's sides going on past a corner (a + or T where a frame has an L)
     for p in (pad, pad + JUDGE_SIDE):
         for across in (m[p - half:p + half + 1], m[:, p - half:p + half + 1].T):  # a horizontal, a vertical side
-            beyond = (across[:, pad - b:pad - a][:, ::-1], across[:, pad + JUDGE_SIDE + a:pad + JUDGE_SIDE + b])
-            # one line running on from the corner, not text or a rule that starts after a gap
-            sides += any(np.cumprod(band, axis=1).mean(axis=1).max() >= CROSS for band in beyond)
+            beyond = (across[:, pad - b:pad - a], across[:, pad + JUDGE_SIDE + a:pad + JUDGE_SIDE + b])
+            sides += any(band.mean(axis=1).max() >= CROSS for band in beyond)  # one line, not text
     return sides >= ENDS
 
 

@@ -33,6 +33,10 @@ FOUND_SHARE = 0.6  # a line gets its own curve when found in this share of its s
 SPAN = 0.6  # ... over this much of its length (no wild ends),
 BETTER = 0.04  # ... and the curve brings its finds this many cells closer (median) than the field
 FINDS_PER_TERM = 3  # a line's curve has a term per this many finds
+PAIR = (0.06, 0.36)  # two like lines this far apart (cells), either side of where a line should be, are
+                     # cage outlines inset either side of it (cages.INSET: 0.03..0.18 of a cell inside each
+                     # cell); closer, a line drawn along another (an app's selected cage)
+LIKE = 0.6  # ... lines of like strength: the weaker at least this fraction of the stronger
 MAX_SHIFT = 0.45  # a fit moving a line more than this many cells is wrong: stay with the frame
 
 
@@ -120,9 +124,24 @@ class Shift:
         return _basis(along, across) @ self.field + curves[k, idx] * (1 - f) + curves[k + 1, idx] * f
 
 
-def _finds(profiles: np.ndarray, lines: np.ndarray, half: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _peak(seg: np.ndarray, p: int, level: float) -> tuple[int, int, float]:
+    """The run of seg at or above `level` around index p, and its weighted centre."""
+    a, b = p, p
+    while a > 0 and seg[a - 1] >= level:
+        a -= 1
+    while b < len(seg) - 1 and seg[b + 1] >= level:
+        b += 1
+    wts = seg[a:b + 1] - level
+    return a, b, a + float((np.arange(b - a + 1) * wts).sum() / max(wts.sum(), 1e-6))
+
+
+def _finds(profiles: np.ndarray, lines: np.ndarray, half: float, cell: float
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """For each line k and strip s: where the profile peaks within `half` px of
-    lines[k, s].  profiles: (strips, length) darkness along the across-axis."""
+    lines[k, s].  profiles: (strips, length) darkness along the across-axis.
+    Two like peaks either side of where the line is expected, PAIR cells
+    apart, are two cages' outlines inset in the cells either side of a
+    (fainter) cell line: the line is between them."""
     ks, ss, pos, strength = [], [], [], []
     length = profiles.shape[1]
     for k in range(lines.shape[0]):
@@ -136,13 +155,14 @@ def _finds(profiles: np.ndarray, lines: np.ndarray, half: float) -> tuple[np.nda
             floor = float(np.median(seg))
             top = float(seg[p])
             level = (top + floor) / 2
-            a, b = p, p
-            while a > 0 and seg[a - 1] >= level:
-                a -= 1
-            while b < len(seg) - 1 and seg[b + 1] >= level:
-                b += 1
-            wts = seg[a:b + 1] - level
-            centre = lo + a + float((np.arange(b - a + 1) * wts).sum() / max(wts.sum(), 1e-6))
+            a, b, centre = _peak(seg, p, level)
+            rest = seg.copy()
+            rest[max(0, a - 1):b + 2] = floor  # the peak found and its shoulders
+            q = int(np.argmax(rest))
+            if (rest[q] - floor >= LIKE * (top - floor) and PAIR[0] * cell <= abs(q - p) <= PAIR[1] * cell
+                    and min(p, q) < c - lo < max(p, q) and seg[min(p, q):max(p, q) + 1].min() < level):
+                centre = (centre + _peak(seg, q, (rest[q] + floor) / 2)[2]) / 2
+            centre += lo
             ks.append(k)
             ss.append(s)
             pos.append(centre)
@@ -175,7 +195,7 @@ def _shifts(inv: np.ndarray, margin: int, n: int) -> tuple[Shift, Shift]:
         for axis in (0, 1):  # 0: horizontal lines, displacement in y
             shift = shifts[axis]
             expect = vv + shift(uu, vv).reshape(vv.shape)
-            ks, ss, pos, strength = _finds(profs[axis], expect + margin, half * cell)
+            ks, ss, pos, strength = _finds(profs[axis], expect + margin, half * cell, cell)
             if len(pos) == 0:
                 continue
             frame = strength[(ks == 0) | (ks == n)]
