@@ -182,3 +182,12 @@ def test_a_keypad_under_the_grid_with_keys_in_step_with_its_cells_leaves_the_gri
     bx0, by0, bx1, by1 = min(xs), min(ys), max(xs), max(ys)
     tol = 0.03 * (x1 - x0)
     assert max(abs(bx0 - x0), abs(by0 - y0), abs(bx1 - x1), abs(by1 - y1)) < tol
+
+
+def test_a_wrong_frame_judged_a_finer_lattice_does_not_hide_the_grid_inside_it():
+    """print-heldout-9: a frame from a 4x4's left edge to the box ruled round it was judged a 9x9
+    lattice going on (a part), and everything inside it was dropped, the 4x4 too.  Only blocks with
+    the part's cells are parts; the page's four puzzles are found."""
+    sc = scene("print", 9, heldout=True)
+    assert len(sc.puzzles) == 4
+    assert found(sc) == 4

@@ -39,6 +39,7 @@ GOES_ON = 0.5  # a side whose inner lines go on, this share of them, while the c
 ENDS = 2  # ... and so is a frame with this many sides going on past its corners (a block of a bigger grid
           # has all four; one side going on, even past both its ends, is a rule or line touching the frame)
 PART = 0.85  # within a grid or a part of one, candidates this much smaller are parts too (not the same frame fitted better)
+SAME_CELL = 1.25  # cells within this factor of each other's side are the same lattice's
 SAME_ROW = 0.5  # grids whose heights overlap by this fraction of the shorter one are in one row of the page
 POLARITY_SIDE = 200  # a grid's polarity is judged on it warped to a square this big
 POLARITY_TAIL = 2  # ... from the percentiles this far into its darkest and brightest pixels (its ink)
@@ -191,7 +192,10 @@ def _grids(gray: np.ndarray, look: np.ndarray) -> list[tuple[GridGeometry, np.nd
     small, scale = _shrunk(look)
     mask = cv2.morphologyEx(ink(small), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     found: list[tuple[np.ndarray, Verdict]] = []
-    parts: list[np.ndarray] = []  # grids cut by the edge, blocks of bigger grids: nothing in them is a grid
+    # grids cut by the edge, blocks of bigger grids, with their cell's side: nothing in them with cells of
+    # that side is a grid (a grid of other cells inside is: a wrong frame about a grid, e.g. one running
+    # from the grid to a box ruled round it, may be judged a lattice of finer cells going on)
+    parts: list[tuple[np.ndarray, float]] = []
     first = None  # the largest grid, whole or not: find_grid's answer
     judged = 0
     for quad in sorted(frame_candidates(mask, page=True), key=cv2.contourArea, reverse=True):
@@ -199,17 +203,20 @@ def _grids(gray: np.ndarray, look: np.ndarray) -> list[tuple[GridGeometry, np.nd
             break
         area = cv2.contourArea(quad)
         same = [i for i, (q, _) in enumerate(found) if _overlap(quad, q) > OVERLAP]
-        if (any(area < PART * cv2.contourArea(found[i][0]) for i in same)
-                or any(_overlap(quad, q) > OVERLAP and area < PART * cv2.contourArea(q) for q in parts)):
+        if any(area < PART * cv2.contourArea(found[i][0]) for i in same):
             continue  # a part of a grid
+        within = [cell for q, cell in parts if _overlap(quad, q) > OVERLAP and area < PART * cv2.contourArea(q)]
         judged += 1
         cut = _cut(small.shape, quad)
         verdict = _judge(small, quad, cut)
         if verdict is None:
             continue
+        cell = float(np.sqrt(area)) / verdict.size
+        if any(abs(np.log(cell / c)) < np.log(SAME_CELL) for c in within):
+            continue  # a block of a part
         first = first or (quad, verdict)
         if (any(cut) and _judge(small, quad, (False,) * 4) is None) or _goes_on(small, quad, verdict.size):
-            parts.append(quad)
+            parts.append((quad, cell))
         elif not same:
             found.append((quad, verdict))
         elif len(same) == 1 and verdict.support > found[same[0]][1].support:
