@@ -36,7 +36,7 @@ def read_answers(text: str, size: int) -> Grid:
         for ch in line:
             if ch in "._0":
                 row.append(BLANK)
-            elif ch.isdigit() and 1 <= int(ch) <= size:
+            elif ch in "123456789" and int(ch) <= size:  # ASCII only: '¹' or '٣' is a digit to isdigit()
                 row.append(int(ch))
             else:
                 raise InputError(f"answers: {ch!r} in line {raw.strip()!r} is not a digit 1..{size} or '.'")

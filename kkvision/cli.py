@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import re
+import signal
 import sys
 import time
 import traceback
@@ -24,6 +25,7 @@ from .errors import (
     ExitCode,
     InputError,
     KkvisionError,
+    OutputError,
     OutputExists,
     UncertainReading,
     Unsolvable,
@@ -41,6 +43,7 @@ from .vocab import LABEL_READERS, READER_ALIASES, Cell, canonical_label, cell_na
 
 log = logging.getLogger("kkvision")
 MAX_TIME_LIMIT = 3600.0  # seconds: --time-limit beyond an hour is surely a typo
+BROKEN_PIPE = 141  # exit code when our reader closed the pipe (as a shell reports a SIGPIPE death: 128 + 13)
 REFUSED = (Unsolvable, Ambiguous, UncertainReading, ClueUnreadable)  # readings convert writes as read
 
 def _parser() -> argparse.ArgumentParser:
@@ -86,7 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("more", type=Path, nargs="*", metavar="INPUT",
                    help="more images, puzzle files, folders or PDFs ('-': standard input): each is solved"
                         " (a failed one does not stop the rest; the exit code is the first failure's)")
-    s.add_argument("--output-dir", type=Path, help="write the output pictures here, named after their inputs")
+    s.add_argument("--output-dir", type=Path, help="write the output pictures here, named after their inputs (made if missing)")
     s.add_argument("--jobs", type=int, default=0, help="inputs solved at once (default: the number of cores)")
     s.add_argument("--report", type=Path, help="a row per input to this new file: .csv, or JSON Lines otherwise")
     c = sub.add_parser("check", help="compare your answers with the solution, mark wrong cells")
@@ -199,9 +202,10 @@ def _check_args(args: argparse.Namespace) -> None:
     for label in map(parse_label, args.label or ()):
         if args.puzzle is not None and label.puzzle not in (None, args.puzzle):
             raise UsageError(f"--label {label}: --puzzle {args.puzzle} reads only puzzle {args.puzzle}")
-    output_dir = getattr(args, "output_dir", None)
-    if output_dir is not None and not output_dir.is_dir():
-        raise InputError(f"--output-dir {output_dir}: no such folder")
+    for option, folder in (("--output-dir", getattr(args, "output_dir", None)),
+                           ("--debug-dir", getattr(args, "debug_dir", None))):
+        if folder is not None:
+            _writable_folder(option, folder)
     output = getattr(args, "output", None)
     if output is None:
         return
@@ -215,6 +219,23 @@ def _check_args(args: argparse.Namespace) -> None:
     folder = output.parent if str(output.parent) else Path(".")
     if not folder.is_dir():
         raise InputError(f"-o {output}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise OutputError(f"-o {output}: the folder {folder} cannot be written")
+    if output.is_dir():
+        raise OutputError(f"-o {output}: is a folder; name the picture file to write")
+
+
+def _writable_folder(option: str, folder: Path) -> None:
+    """The folder an option names, made when missing: refused (exit 14) before any work
+    when it is a file, cannot be made, or cannot be written."""
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"{option} {folder}: is a file, not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{option} {folder}: cannot make the folder: {exc.strerror or exc}") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OutputError(f"{option} {folder}: the folder cannot be written")
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -231,9 +252,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
                   args.output_dir, args.debug_dir if several else None, args.dpi) for src in sources]
     report = _open_report(args.report)
     jobs = min(args.jobs or os.cpu_count() or 1, len(tasks))
-    executor = ProcessPoolExecutor(jobs) if several and jobs > 1 else None
+    # the workers leave Ctrl-C to this process, which stops them (a solve cut short is no time-out)
+    executor = ProcessPoolExecutor(jobs, initializer=_ignore_interrupts) if several and jobs > 1 else None
     counts: Counter[str] = Counter()
     first_failure = 0
+    done = 0
     t0 = time.perf_counter()
     try:
         records = run_batch(tasks, executor)
@@ -248,6 +271,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
             _show(args, rec, several)
             if report is not None:
                 report(rec)
+            done += rec["index"] in (None, 1)
+    except KeyboardInterrupt:
+        if executor is not None:
+            _stop(executor)
+            executor = None
+        log.warning("interrupted: %d of %d inputs done, %d puzzles solved", done, len(tasks), counts["solved"])
+        return 130
     finally:
         if executor is not None:
             executor.shutdown(cancel_futures=True)
@@ -256,6 +286,20 @@ def cmd_solve(args: argparse.Namespace) -> int:
         log.warning("%d inputs, %d puzzles: %d solved; refused: %s; %.1f s", len(tasks), sum(counts.values()),
                     counts["solved"], refused, time.perf_counter() - t0)
     return first_failure
+
+
+def _ignore_interrupts() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop(executor: ProcessPoolExecutor) -> None:
+    """The pool's queued work dropped and its workers ended now (an interrupted batch)."""
+    processes = list(getattr(executor, "_processes", {}).values())  # the stdlib keeps them there
+    executor.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
+        proc.terminate()
+    for proc in processes:
+        proc.join(5)
 
 
 def _show(args: argparse.Namespace, rec: dict[str, Any], several: bool) -> None:
@@ -509,6 +553,12 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.exit_code)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader of our output went away (`| head -1`): end quietly
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit's flush
+        except OSError:
+            pass
+        return BROKEN_PIPE
     except Exception as exc:  # a bug: say so plainly
         if args.verbose:
             traceback.print_exc()

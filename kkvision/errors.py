@@ -24,6 +24,7 @@ class ExitCode(IntEnum):
     ANSWERS_WRONG = 11  # `check`: some of the user's answers are wrong
     TIMEOUT = 12  # the solver found no answer within --time-limit
     UNCERTAIN = 13  # labels read from a picture could mean different puzzles with different solutions
+    OUTPUT = 14  # an output cannot be written: a read-only folder, a file where a folder is needed, disk full
 
 
 class KkvisionError(Exception):
@@ -94,3 +95,9 @@ class MissingDependency(KkvisionError):
 
 class OutputExists(KkvisionError):
     exit_code = ExitCode.OUTPUT_EXISTS
+
+
+class OutputError(KkvisionError):
+    """An output (picture, debug pictures, report) cannot be written where it was asked for."""
+
+    exit_code = ExitCode.OUTPUT

@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from .errors import OutputExists
+from .errors import OutputError, OutputExists
 from .puzzle import Grid
 from .vision.stages import SIDE, GridGeometry, LabelDecision
 from .vocab import Cell, label_display
@@ -156,7 +156,14 @@ def save_image(picture: np.ndarray, path: Path) -> None:
     if not ok:
         raise OutputExists(f"could not encode the picture for {path}")
     try:
-        with open(path, "xb") as fh:
-            fh.write(data.tobytes())
+        fh = open(path, "xb")
     except FileExistsError:
         raise OutputExists(f"{path} exists; kkvision never overwrites files") from None
+    except OSError as exc:  # a read-only folder, a name too long
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with fh:
+            fh.write(data.tobytes())
+    except OSError as exc:  # disk full: the file this call made is removed, nothing half-written is left
+        path.unlink(missing_ok=True)
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None

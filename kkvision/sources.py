@@ -39,7 +39,7 @@ class Source:
     name: str  # for messages, outputs and reports: 'page.pdf#2' for a document's page 2
     path: Path | None  # the file; None for standard input, bytes and arrays
     page: int | None = None  # 1-based page of a PDF or TIFF
-    kind: str = "file"  # 'file', 'pdf', 'tiff', 'stdin', 'bytes' or 'array'
+    kind: str = "file"  # 'file', 'pdf', 'tiff', 'stdin', 'bytes', 'array', or 'empty' (a folder with none)
     data: bytes | None = field(default=None, repr=False)  # standard input's or the caller's bytes
     array: np.ndarray | None = field(default=None, repr=False, compare=False)  # a caller's decoded picture
 
@@ -62,9 +62,8 @@ def expand(named: list[Path], dpi: int = DEFAULT_DPI) -> list[Source]:
         elif path.is_dir():
             found = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in PICTURES | TEXTS
                            and not OUTPUT_NAME.search(p.name))
-            if not found:
-                raise InputError(f"{path}: a folder with no pictures or puzzle texts in it")
-            out += [Source(str(p), p) for p in found]
+            # an empty folder is a source that fails alone (one record), not a batch stopped before it starts
+            out += [Source(str(p), p) for p in found] or [Source(str(path), path, kind="empty")]
         elif path.suffix.lower() == ".pdf":
             out += [Source(f"{path}#{k}", path, k, "pdf") for k in range(1, _pdf_pages(path) + 1)]
         elif path.suffix.lower() in (".tif", ".tiff") and path.is_file():
@@ -103,6 +102,8 @@ def load(source: Source, max_pixels: int, dpi: int = DEFAULT_DPI) -> Loaded:
 
             image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
         return Loaded(source.name, picture=np.ascontiguousarray(image))
+    if source.kind == "empty":
+        raise InputError(f"{source.name}: a folder with no pictures or puzzle texts in it")
     if source.kind == "pdf":
         return Loaded(source.name, picture=_pdf_page(source, dpi))
     if source.kind == "tiff":

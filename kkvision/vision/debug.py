@@ -8,9 +8,39 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from ..errors import OutputError
 from .stages import SIDE, Trace
 
 log = logging.getLogger("kkvision")
+
+
+def _save(path: Path, picture: np.ndarray) -> None:
+    """One debug picture as PNG (encoded here and written by Python: any file name, even
+    one that is not UTF-8, and a clear error when the folder cannot be written)."""
+    ok, data = cv2.imencode(".png", picture)
+    try:
+        path.write_bytes(data.tobytes())
+    except OSError as exc:
+        raise OutputError(f"--debug-dir: cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _folder(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"--debug-dir: cannot make the folder {folder}: {exc.strerror or exc}") from None
+
+
+def write_search(folder: Path, image: np.ndarray, quads: list[np.ndarray]) -> None:
+    """00_search.png: the picture with every frame the grid stage tried (none was a
+    grid), so a failed search shows what it looked at."""
+    _folder(folder)
+    tried = image.copy() if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    width = max(2, max(tried.shape[:2]) // 500)
+    for quad in quads:
+        cv2.polylines(tried, [np.round(quad).astype(np.int32)], True, (0, 140, 255), width, cv2.LINE_AA)
+    _save(folder / "00_search.png", tried)
+    log.warning("debug image of the grid search (%d frames tried, none a grid) written to %s", len(quads), folder)
 
 
 def _bgr(square: np.ndarray) -> np.ndarray:
@@ -22,7 +52,7 @@ def write_stages(folder: Path, image: np.ndarray, trace: Trace) -> None:
     geom, square, layout, clues = trace.geometry, trace.square, trace.layout, trace.clues
     if geom is None or square is None:
         return
-    folder.mkdir(parents=True, exist_ok=True)
+    _folder(folder)
     found = image.copy() if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     width = max(2, max(found.shape[:2]) // 500)
     along = np.linspace(0, SIDE, 61)
@@ -30,13 +60,13 @@ def write_stages(folder: Path, image: np.ndarray, trace: Trace) -> None:
         color = (0, 0, 255) if k in (0, geom.size) else (255, 0, 0)
         for pts in (np.column_stack([np.full_like(along, x), along]), np.column_stack([along, np.full_like(along, y)])):
             cv2.polylines(found, [np.round(geom.to_image(pts)).astype(np.int32)], False, color, width, cv2.LINE_AA)
-    cv2.imwrite(str(folder / "01_grid.png"), found)
+    _save(folder / "01_grid.png", found)
     lines = _bgr(square)
     for x in geom.xs:
         cv2.line(lines, (int(x), 0), (int(x), lines.shape[0]), (255, 0, 0), 1)
     for y in geom.ys:
         cv2.line(lines, (0, int(y)), (lines.shape[1], int(y)), (255, 0, 0), 1)
-    cv2.imwrite(str(folder / "02_warped.png"), lines)
+    _save(folder / "02_warped.png", lines)
     if layout is not None:
         cages = _bgr(square)
         n = geom.size
@@ -49,7 +79,7 @@ def write_stages(folder: Path, image: np.ndarray, trace: Trace) -> None:
                 if r + 1 < n:
                     color = (0, 0, 255) if layout.down_thick[r][c] else (0, 200, 0)
                     cv2.line(cages, (x0 + 4, y1), (x1 - 4, y1), color, 3)
-        cv2.imwrite(str(folder / "03_cages.png"), cages)
+        _save(folder / "03_cages.png", cages)
     if clues is not None:
         read = _bgr(square)
         for cl in clues:
@@ -58,5 +88,5 @@ def write_stages(folder: Path, image: np.ndarray, trace: Trace) -> None:
             label = f"{cl.target}{cl.op}" if cl.target is not None else "??"
             cv2.putText(read, label, (int(bx0 + 0.1 * (bx1 - bx0)), int(by0 + 0.85 * (by1 - by0))),
                         cv2.FONT_HERSHEY_SIMPLEX, 0.9 * 9 / max(geom.size, 4) * 0.6, (200, 0, 0), 2)
-        cv2.imwrite(str(folder / "04_clues.png"), read)
+        _save(folder / "04_clues.png", read)
     log.warning("debug images written to %s", folder)

@@ -112,7 +112,7 @@ def assign(words: list[tuple[int, int, int, str]], count: int, col_w: int) -> li
         r = int((top + height / 2 - LINE_HEIGHT // 2) // PITCH)
         i = (left // col_w) * rows + r
         if 0 <= r < rows and 0 <= i < count:
-            out[i] += "".join(ch for ch in text if ch.isdigit())
+            out[i] += "".join(ch for ch in text if ch in "0123456789")
     return out
 
 

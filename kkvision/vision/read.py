@@ -62,6 +62,11 @@ def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | Non
     given.  Each --label goes to the puzzle it names."""
     grids = find_grids(image)
     if not grids:
+        if opts.debug_dir is not None:
+            from .debug import write_search
+            from .grid import tried_frames
+
+            write_search(opts.debug_dir, image, tried_frames(image))
         raise GridNotFound(NO_GRID)
     count = len(grids)
     _check_choice(count, only, opts.labels)

@@ -22,7 +22,7 @@ from .candidates import frame_candidates
 from .lattice import Verdict, ink, judge
 from .trace import trace
 
-__all__ = ["NO_GRID", "SIDE", "GridGeometry", "find_grid", "find_grids", "ink_mask", "to_gray"]
+__all__ = ["NO_GRID", "SIDE", "GridGeometry", "find_grid", "find_grids", "ink_mask", "to_gray", "tried_frames"]
 
 NO_GRID = (f"no puzzle grid found: no square frame with evenly spaced lines for {PICTURE_SIZES[0]}..{PICTURE_SIZES[-1]}"
            " cells (crop closer, or photograph the grid straight on)")
@@ -185,6 +185,20 @@ def find_grids(image: np.ndarray) -> list[tuple[GridGeometry, np.ndarray]]:
     When there is none, the picture's negative is searched (a dark theme)."""
     gray = to_gray(image)
     return _grids(gray, gray) or _grids(gray, 255 - gray)
+
+
+def tried_frames(image: np.ndarray) -> list[np.ndarray]:
+    """The frames find_grids judges (the largest MAX_JUDGED candidates, of the
+    picture and of its negative), as quads in the picture's pixels: what a
+    failed search looked at, for the debug picture."""
+    gray = to_gray(image)
+    out = []
+    for look in (gray, 255 - gray):
+        small, scale = _shrunk(look)
+        mask = cv2.morphologyEx(ink(small), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        quads = sorted(frame_candidates(mask, page=True), key=cv2.contourArea, reverse=True)[:MAX_JUDGED]
+        out += [(q + 0.5) / scale - 0.5 for q in quads]
+    return out
 
 
 def _grids(gray: np.ndarray, look: np.ndarray) -> list[tuple[GridGeometry, np.ndarray]]:
