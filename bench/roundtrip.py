@@ -9,6 +9,8 @@ that kkvision solves, the answer is drawn into it as `kkvision solve` does
   no wrong `check` of the output calls no cell wrong (today's exit 0)
   all read `check` of the output reads every cell surely, filled and right (no blank, no
            unsure cell): the drawn digits are read back as the answers
+  convert  `kkvision convert PICTURE --to json` then `kkvision solve` of that text gives
+           the same solution (the text holds the reading solve used, not first readings)
 Pictures kkvision refuses in the first place are counted apart (they give no output).
 """
 
@@ -25,23 +27,37 @@ import cv2
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from kkvision import formats  # noqa: E402
 from kkvision.answers import check_answers, written_answers  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
-from kkvision.pipeline import Options, read_source  # noqa: E402
+from kkvision.pipeline import Options, read_source, solve_text  # noqa: E402
 from kkvision.render import Drawing, draw  # noqa: E402
 from kkvision.sources import PICTURES, Source, of_bytes  # noqa: E402
 
 
-def one(path: Path) -> tuple[str, str, str]:
-    """(folder, outcome, why): outcome 'refused', 'ok', 'changed' or 'unchecked'."""
+def one(path: Path) -> tuple[str, str, str, bool]:
+    """(folder, outcome, why, converted): outcome 'refused', 'ok', 'changed' or 'unchecked';
+    converted: convert's JSON text of every answered puzzle solves to the same solution."""
     folder = path.parent.name
     try:
         page = read_source(Source(str(path), path), Options())
     except KkvisionError as exc:
-        return folder, "refused", f"exit {int(exc.exit_code)}"
+        return folder, "refused", f"exit {int(exc.exit_code)}", False
     first = [o.result for o in page.outcomes if o.result is not None]
     if not first or page.picture is None:
-        return folder, "refused", "no answer"
+        return folder, "refused", "no answer", False
+    converted = True
+    for result in first:
+        try:
+            converted &= solve_text(formats.write(result.puzzle, "json"), Options()).solution == result.solution
+        except KkvisionError:
+            converted = False
+    return (*_again(path, page, first), converted)
+
+
+def _again(path: Path, page, first) -> tuple[str, str, str]:  # type: ignore[no-untyped-def]
+    """The answer drawn, and the output picture read and checked."""
+    folder = path.parent.name
     drawn = draw(page.picture, [Drawing(r.geometry, r.solution, r.labels) for r in first if r.geometry is not None])
     data = cv2.imencode(".png", drawn)[1].tobytes()
     try:
@@ -83,12 +99,13 @@ def main() -> None:
     with ProcessPoolExecutor(args.jobs) as pool:
         results = list(zip(paths, pool.map(one, paths)))
     table: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for _, (folder, outcome, _why) in results:
+    for _, (folder, outcome, _why, converted) in results:
         for key in (folder, "all"):
             table[key][outcome] += 1
+            table[key]["converted"] += converted
     print("| folder | pictures | solved | output: same puzzle | output: check calls no cell wrong"
-          " | output: check reads every cell surely | refused first |")
-    print("|---|---|---|---|---|---|---|")
+          " | output: check reads every cell surely | convert then solve: same | refused first |")
+    print("|---|---|---|---|---|---|---|---|")
     for key in sorted(table, key=lambda k: (k == "all", k)):
         t = table[key]
         solved = t["ok"] + t["changed"] + t["unchecked"] + t["wrong"]
@@ -96,9 +113,9 @@ def main() -> None:
         right = t["ok"] + t["unchecked"]
 
         print(f"| {key} | {solved + t['refused']} | {solved} | {_share(same, solved)} | {_share(right, solved)} |"
-              f" {_share(t['ok'], solved)} | {t['refused']} |")
+              f" {_share(t['ok'], solved)} | {_share(t['converted'], solved)} | {t['refused']} |")
     if args.fails:
-        for path, (_, outcome, why) in results:
+        for path, (_, outcome, why, _converted) in results:
             if outcome != "ok":
                 print(f"{outcome}: {path}: {why}", file=sys.stderr)
 

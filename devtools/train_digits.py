@@ -10,7 +10,7 @@ label sits at the top left, pencil marks are small) as a 28x28 darkness crop
 (kkvision.vision.digits.digit_crop) and gives 10 classes: 0 = no answer, or
 the digits 1..9.  Training crops:
   - synthetic cells: an answer digit (or none) in any installed font but the
-    URW families, made to look written: thick or thin strokes, slant, wobble,
+    URW families (an eighth as kkvision.render draws answers), made to look written: thick or thin strokes, slant, wobble,
     scale and place jitter; with or without a cage label at the top left and
     pencil marks (small digits) around; grid lines at the edges; blur, noise,
     low contrast, JPEG;
@@ -37,6 +37,7 @@ from kkvision.vision.digits import SIDE, digit_crop, handwriting_crop
 
 ROOT = Path(__file__).resolve().parents[1]  # the repository root: the model goes to its models/ folder
 HELDOUT_FAMILIES = ("Nimbus", "URW", "C059", "P052")
+OWN_SHARE = 0.12  # synthetic answers drawn as kkvision's answer pictures draw them: checking its own output
 NOT_TEXT_FONTS = ("StandardSymbols", "D050000L", "DejaVuMathTeXGyre", "Hairline")
 
 
@@ -50,6 +51,19 @@ def fonts() -> list[str]:
 @lru_cache(maxsize=4096)
 def _font(path: str, size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(path, size)
+
+
+@lru_cache(maxsize=1)
+def own_font() -> str:
+    """The font kkvision.render draws answers with (its first installed FONT_NAMES)."""
+    from kkvision.render import FONT_NAMES
+
+    for name in FONT_NAMES:
+        hits = [p for d in (Path("/usr/share/fonts"), Path("/usr/local/share/fonts")) if d.exists()
+                for p in d.rglob(name)]
+        if hits:
+            return str(hits[0])
+    return fonts()[0]
 
 
 def cell(rng: random.Random) -> tuple[np.ndarray, int]:
@@ -71,15 +85,21 @@ def cell(rng: random.Random) -> tuple[np.ndarray, int]:
             d.text((rng.uniform(0.05, 0.85) * s, rng.uniform(0.3, 0.85) * s), str(rng.randint(1, 9)), font=f,
                    fill=rng.randint(0, 150))
     label = 0 if rng.random() < 0.2 else rng.randint(1, 9)
+    own = rng.random() < OWN_SHARE  # drawn as kkvision's own answer pictures draw it (render.py)
     if label:
         layer = Image.new("L", (s, s), 0)
         ld = ImageDraw.Draw(layer)
-        f = _font(rng.choice(fonts()), max(8, int(s * rng.uniform(0.4, 0.72))))
-        box = ld.textbbox((0, 0), str(label), font=f)
-        cx, cy = s * rng.uniform(0.42, 0.58), s * rng.uniform(0.52, 0.66)
-        ld.text((cx - (box[0] + box[2]) / 2, cy - (box[1] + box[3]) / 2), str(label), font=f, fill=255)
+        if own:
+            f = _font(own_font(), max(8, int(s * rng.uniform(0.46, 0.54))))
+            cx, cy = s * rng.uniform(0.47, 0.53), s * rng.uniform(0.58, 0.66)
+            ld.text((cx, cy), str(label), font=f, fill=255, anchor="mm")
+        else:
+            f = _font(rng.choice(fonts()), max(8, int(s * rng.uniform(0.4, 0.72))))
+            box = ld.textbbox((0, 0), str(label), font=f)
+            cx, cy = s * rng.uniform(0.42, 0.58), s * rng.uniform(0.52, 0.66)
+            ld.text((cx - (box[0] + box[2]) / 2, cy - (box[1] + box[3]) / 2), str(label), font=f, fill=255)
         a = np.asarray(layer).astype(np.float32)
-        if rng.random() < 0.5:  # written, not printed: stroke weight, slant, wobble
+        if not own and rng.random() < 0.5:  # written, not printed: stroke weight, slant, wobble
             k = rng.choice([1, 2, 3])
             a = cv2.dilate(a, np.ones((k, k), np.uint8)) if rng.random() < 0.6 else cv2.erode(a, np.ones((2, 2), np.uint8))
             m = np.float32([[1, rng.uniform(-0.3, 0.3), 0], [0, 1, 0]])
@@ -90,7 +110,7 @@ def cell(rng: random.Random) -> tuple[np.ndarray, int]:
             amp = rng.uniform(0, 0.06) * s / (np.abs(dx).max() + 1e-6)
             yy, xx = np.mgrid[0:s, 0:s].astype(np.float32)
             a = cv2.remap(a, xx + dx * amp, yy + dy * amp, cv2.INTER_LINEAR)
-        colour = rng.randint(0, 110)
+        colour = rng.randint(50, 130) if own else rng.randint(0, 110)  # render.SOLUTION's blue is a mid grey
         base = np.asarray(img).astype(np.float32)
         img = Image.fromarray(np.clip(base - (base - colour) * (a / 255.0), 0, 255).astype(np.uint8))
     arr = np.asarray(img).astype(np.float32)
