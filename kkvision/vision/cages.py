@@ -38,6 +38,8 @@ INSET = (0.03, 0.18)  # an inset cage outline runs this far inside its cell from
 INSET_OFF = 0.1  # ... about a point this close (cells) to where the grid stage put the cell line
 INSET_GAP = 0.35  # ... each outline apart from the cell line between by paper (a row of pencil marks
                   # over the line is no outline): darkness under this fraction of the outlines' there
+INSET_INK = 0.35  # ... and each outline's ink (darkness summed across it) at least this: a 1 px line a third
+                   # dark, a 2 px dashed one; a photographed screen's texture is less
 INSET_LINE = 0.12  # ... a line there darkens, on the mean along the edge, at least this (a dashed one about half; a light grey one 0.3)
 
 
@@ -105,7 +107,8 @@ def _inset_pair(band: np.ndarray, cell: float) -> float:
                     and j - i <= 2 * INSET[1] * cell
                     and abs((i + j) / 2 - centre) <= INSET_OFF * cell
                     and profile[i:mid + 1].min() < low and profile[mid:j + 1].min() < low):
-                best = max(best, 2.0 * min(runs[i], runs[j]))
+                if min(runs[i], runs[j]) >= INSET_INK:
+                    best = max(best, 2.0 * min(runs[i], runs[j]))
     return best
 
 

@@ -207,8 +207,8 @@ def _grids(gray: np.ndarray, look: np.ndarray) -> list[tuple[GridGeometry, np.nd
     mask = cv2.morphologyEx(ink(small), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     found: list[tuple[np.ndarray, Verdict]] = []
     # grids cut by the edge, blocks of bigger grids, with their cell's side: nothing in them with cells of
-    # that side is a grid (a grid of other cells inside is: a wrong frame about a grid, e.g. one running
-    # from the grid to a box ruled round it, may be judged a lattice of finer cells going on)
+    # that side or finer is a grid; one of clearly bigger cells is (a wrong frame about a grid, e.g. one
+    # running from the grid to a box ruled round it, may be judged a lattice of finer cells going on)
     parts: list[tuple[np.ndarray, float]] = []
     first = None  # the largest grid, whole or not: find_grid's answer
     judged = 0
@@ -226,8 +226,8 @@ def _grids(gray: np.ndarray, look: np.ndarray) -> list[tuple[GridGeometry, np.nd
         if verdict is None:
             continue
         cell = float(np.sqrt(area)) / verdict.size
-        if any(abs(np.log(cell / c)) < np.log(SAME_CELL) for c in within):
-            continue  # a block of a part
+        if any(cell < SAME_CELL * c for c in within):
+            continue  # a block of a part, or finer detail inside one (dashes, inset outlines, digits)
         first = first or (quad, verdict)
         if (any(cut) and _judge(small, quad, (False,) * 4) is None) or _goes_on(small, quad, verdict.size):
             parts.append((quad, cell))
