@@ -99,7 +99,13 @@ def main() -> None:
     ap.add_argument("--only", type=int, nargs="*", help="run only these case numbers")
     ap.add_argument("--calibrate", type=float, metavar="NATS",
                     help="answer at any odds and measure them up to NATS: a table for choosing MARGIN")
+    ap.add_argument("--label-model", type=Path, metavar="PATH",
+                    help="read labels with this model file (one just trained) in place of the shipped one")
     args = ap.parse_args()
+    if args.label_model:
+        from kkvision.vision import labels, nets
+
+        nets.use_model(labels.MODEL, args.label_model)
     if args.calibrate:
         widen(args.calibrate)
     answers: list[tuple[float, bool]] = []

@@ -12,8 +12,8 @@ the digits 1..9.  Training crops:
   - synthetic cells: an answer digit (or none) in any installed font but the
     URW families (an eighth as kkvision.render draws answers), made to look written: thick or thin strokes, slant, wobble,
     scale and place jitter; with or without a cage label at the top left and
-    pencil marks (small digits) around; grid lines at the edges; blur, noise,
-    low contrast, JPEG;
+    pencil marks (small digits) around; grid lines at the edges; uneven light
+    and shaded blocks behind; blur, noise, low contrast, JPEG;
   - handwriting: scikit-learn's bundled digits (8x8, 1..9 only), the images
     with an EVEN index, heavily augmented; the ODD ones are held out and are
     what the accuracy on handwriting is measured on.
@@ -37,6 +37,7 @@ from kkvision.vision.digits import SIDE, digit_crop, handwriting_crop
 
 ROOT = Path(__file__).resolve().parents[1]  # the repository root: the model goes to its models/ folder
 HELDOUT_FAMILIES = ("Nimbus", "URW", "C059", "P052")
+SHADE_SHARE = 0.3  # synthetic cells with uneven light or shaded blocks behind the digit
 OWN_SHARE = 0.12  # synthetic answers drawn as kkvision's answer pictures draw them: checking its own output
 NOT_TEXT_FONTS = ("StandardSymbols", "D050000L", "DejaVuMathTeXGyre", "Hairline")
 
@@ -114,6 +115,15 @@ def cell(rng: random.Random) -> tuple[np.ndarray, int]:
         base = np.asarray(img).astype(np.float32)
         img = Image.fromarray(np.clip(base - (base - colour) * (a / 255.0), 0, 255).astype(np.uint8))
     arr = np.asarray(img).astype(np.float32)
+    if rng.random() < SHADE_SHARE:  # a photo's uneven light and a screen's shaded cells: soft, wide, not ink
+        yy, xx = np.mgrid[0:s, 0:s].astype(np.float32) / s
+        arr -= rng.uniform(0, 70) * np.clip(rng.uniform(-1, 1) * (xx - 0.5) + rng.uniform(-1, 1) * (yy - 0.5) + 0.5,
+                                          0, 1)
+        for _ in range(rng.randint(0, 3)):  # blocks of a lighter grey (a highlighted row, a cage's fill)
+            x0, y0 = rng.uniform(-0.5, 0.9) * s, rng.uniform(-0.5, 0.9) * s
+            x1, y1 = x0 + rng.uniform(0.3, 1.5) * s, y0 + rng.uniform(0.3, 1.5) * s
+            arr[max(0, int(y0)):max(0, int(y1)), max(0, int(x0)):max(0, int(x1))] -= rng.uniform(10, 45)
+        arr = np.clip(arr, 0, 255)
     if rng.random() < 0.6:
         arr = cv2.GaussianBlur(arr, (0, 0), rng.uniform(0.3, 1.2))
     arr = np.clip(arr + np.random.default_rng(rng.randint(0, 10**6)).normal(0, rng.uniform(0, 10), arr.shape), 0, 255)
