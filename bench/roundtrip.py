@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from kkvision import formats  # noqa: E402
 from kkvision.answers import check_answers, written_answers  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
-from kkvision.pipeline import Options, read_source, solve_text  # noqa: E402
+from kkvision.pipeline import Options, Page, Result, read_source, solve_text  # noqa: E402
 from kkvision.render import Drawing, draw  # noqa: E402
 from kkvision.sources import PICTURES, Source, of_bytes  # noqa: E402
 
@@ -55,9 +55,10 @@ def one(path: Path) -> tuple[str, str, str, bool]:
     return (*_again(path, page, first), converted)
 
 
-def _again(path: Path, page, first) -> tuple[str, str, str]:  # type: ignore[no-untyped-def]
+def _again(path: Path, page: Page, first: list[Result]) -> tuple[str, str, str]:
     """The answer drawn, and the output picture read and checked."""
     folder = path.parent.name
+    assert page.picture is not None  # one() answers only pictures here
     drawn = draw(page.picture, [Drawing(r.geometry, r.solution, r.labels) for r in first if r.geometry is not None])
     data = cv2.imencode(".png", drawn)[1].tobytes()
     try:

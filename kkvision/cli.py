@@ -256,7 +256,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     executor = ProcessPoolExecutor(jobs, initializer=_ignore_interrupts) if several and jobs > 1 else None
     counts: Counter[str] = Counter()
     first_failure = 0
-    done = 0
+    done: set[str] = set()  # inputs with a record: a page's records share its input
     t0 = time.perf_counter()
     try:
         records = run_batch(tasks, executor)
@@ -271,12 +271,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
             _show(args, rec, several)
             if report is not None:
                 report(rec)
-            done += rec["index"] in (None, 1)
+            done.add(rec["input"])
     except KeyboardInterrupt:
         if executor is not None:
             _stop(executor)
             executor = None
-        log.warning("interrupted: %d of %d inputs done, %d puzzles solved", done, len(tasks), counts["solved"])
+        log.warning("interrupted: %d of %d inputs done, %d puzzles solved", len(done), len(tasks), counts["solved"])
         return 130
     finally:
         if executor is not None:

@@ -98,17 +98,17 @@ def _inset_pair(band: np.ndarray, cell: float) -> float:
         while b + 1 < width and profile[b + 1] >= RUN_LEVEL * profile[i]:
             b += 1
         runs[i] = float(profile[a:b + 1].sum())
+    lines = [i for i in peaks if runs[i] >= INSET_INK]
     centre = (width - 1) / 2
     best = 0.0
-    for k, i in enumerate(peaks):
-        for j in peaks[k + 1:]:
+    for k, i in enumerate(lines):
+        for j in lines[k + 1:]:
             mid, low = (i + j) // 2, INSET_GAP * min(profile[i], profile[j])
             if (i <= centre - INSET[0] * cell and j >= centre + INSET[0] * cell  # either side of the line
                     and j - i <= 2 * INSET[1] * cell
                     and abs((i + j) / 2 - centre) <= INSET_OFF * cell
                     and profile[i:mid + 1].min() < low and profile[mid:j + 1].min() < low):
-                if min(runs[i], runs[j]) >= INSET_INK:
-                    best = max(best, 2.0 * min(runs[i], runs[j]))
+                best = max(best, 2.0 * min(runs[i], runs[j]))
     return best
 
 

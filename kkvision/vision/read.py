@@ -81,7 +81,7 @@ def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | Non
         try:
             out.append((k, read_grid(image, geom, square, f"{name} #{k}" if count > 1 else name, one, trace)))
         except KkvisionError as exc:
-            if only is None and is_sudoku(trace) or count > 1 and only is None and not looks_like_kenken(trace):
+            if only is None and (is_sudoku(trace) or count > 1 and not looks_like_kenken(trace)):
                 log.info("%s #%d: not a KenKen (a sudoku's boxes, or no cage labels: a keypad), left out", name, k)
                 continue
             out.append((k, Refusal(exc, geom, as_read(trace))))

@@ -194,17 +194,21 @@ def tried_frames(image: np.ndarray) -> list[np.ndarray]:
     gray = to_gray(image)
     out = []
     for look in (gray, 255 - gray):
-        small, scale = _shrunk(look)
-        mask = cv2.morphologyEx(ink(small), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-        quads = sorted(frame_candidates(mask, page=True), key=cv2.contourArea, reverse=True)[:MAX_JUDGED]
-        out += [(q + 0.5) / scale - 0.5 for q in quads]
+        small, scale, quads = _page_candidates(look)
+        out += [(q + 0.5) / scale - 0.5 for q in quads[:MAX_JUDGED]]
     return out
+
+
+def _page_candidates(look: np.ndarray) -> tuple[np.ndarray, float, list[np.ndarray]]:
+    """`look` shrunk, its scale, and the frame candidates of a page in it, largest first."""
+    small, scale = _shrunk(look)
+    mask = cv2.morphologyEx(ink(small), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    return small, scale, sorted(frame_candidates(mask, page=True), key=cv2.contourArea, reverse=True)
 
 
 def _grids(gray: np.ndarray, look: np.ndarray) -> list[tuple[GridGeometry, np.ndarray]]:
     """find_grids with the candidates looked for in `look` (the picture, or its negative)."""
-    small, scale = _shrunk(look)
-    mask = cv2.morphologyEx(ink(small), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    small, scale, candidates = _page_candidates(look)
     found: list[tuple[np.ndarray, Verdict]] = []
     # grids cut by the edge, blocks of bigger grids, with their cell's side: nothing in them with cells of
     # that side or finer is a grid; one of clearly bigger cells is (a wrong frame about a grid, e.g. one
@@ -212,7 +216,7 @@ def _grids(gray: np.ndarray, look: np.ndarray) -> list[tuple[GridGeometry, np.nd
     parts: list[tuple[np.ndarray, float]] = []
     first = None  # the largest grid, whole or not: find_grid's answer
     judged = 0
-    for quad in sorted(frame_candidates(mask, page=True), key=cv2.contourArea, reverse=True):
+    for quad in candidates:
         if judged >= MAX_JUDGED:
             break
         area = cv2.contourArea(quad)
