@@ -119,3 +119,28 @@ def test_use_model_makes_later_loads_read_another_file(tmp_path):
     finally:
         nets.use_model(labels.MODEL, None)
     np.testing.assert_allclose(labels.probabilities(crops), shipped, atol=1e-6)
+
+
+@pytest.mark.parametrize("seed,heldout", [(16, False), (14, True)], ids=["train-0.43", "heldout-0.41"])
+def test_a_web_pages_big_labels_are_read_whole(seed, heldout):
+    """Labels two fifths of the cell high reach below the usual crop (their feet cut off, '1' read '4',
+    '9+' read '0+'): the grid is read again with the TALL crop and solves (exit 5 with the usual one)."""
+    from devtools.scenes import scene
+    from kkvision.pipeline import Options, read_source
+    from kkvision.sources import of_bytes
+
+    sc = scene("web", seed, heldout=heldout)
+    assert any(note.startswith("labels=0.4") for note in sc.notes)
+    outcomes = read_source(of_bytes(sc.data, sc.name), Options()).outcomes
+    assert len(outcomes) == 1 and outcomes[0].result is not None, outcomes[0].error
+    assert tuple(map(tuple, outcomes[0].result.solution)) == tuple(map(tuple, sc.puzzles[0].solution))
+
+
+def test_the_tall_crop_keeps_the_top_left_corner_and_grows_down_more_than_right():
+    box = (100.0, 200.0, 200.0, 300.0)
+    x0, y0, x1, y1 = labels.crop_box(box)
+    tx0, ty0, tx1, ty1 = labels.crop_box(box, labels.TALL)
+    assert (tx0, ty0) == (x0, y0)
+    assert (ty1 - ty0) / (y1 - y0) == pytest.approx(labels.TALL[1])
+    assert 1 < (tx1 - tx0) / (x1 - x0) < labels.TALL[1]
+    assert tx1 < 200 + 0.2 * 100  # the right neighbour's label (from ~0.02 of a side past the border) stays mostly out

@@ -1,8 +1,12 @@
 """Read cage labels with the shipped neural network (run by nets.py).
 
-Each label is read from a fixed crop of its cell: the top part of the cell,
-a little beyond its borders, in the straightened grid square, normalised to
-CROP_H x CROP_W darkness (0 paper .. 1 ink).  A small convolutional network
+Each label is read from a crop of its cell: the top part of the cell, a
+little beyond its borders, in the straightened grid square, normalised to
+CROP_H x CROP_W darkness (0 paper .. 1 ink).  Labels a third of the cell high
+and more (as many websites print them) reach below that crop: when a grid's
+labels are not all sure, it is read again with a TALL crop and the crop whose
+labels read more surely, over the whole grid, is kept (labels of one grid
+share one size).  A small convolutional network
 (models/labels.onnx, trained by devtools/train_labels.py) gives, for each of
 CROP_W/4 columns, a probability per character; CTC prefix beam search turns
 them into the few most probable texts with their probabilities.  The text
@@ -13,6 +17,8 @@ The network runs with OpenCV's dnn module: no training framework at run time.
 """
 
 from __future__ import annotations
+
+import math
 
 import cv2
 import numpy as np
@@ -29,22 +35,36 @@ CROP_H, CROP_W = 40, 88
 # where solution digits and pencil marks sit.
 CROP_LEFT, CROP_RIGHT = -0.05, 1.03
 CROP_TOP, CROP_BOTTOM = -0.05, 0.47
+# The crop for big labels, as (width, height) times the usual crop's, from the
+# same top-left corner: 1.25x as tall takes in labels up to ~45% of the cell
+# (the training crops' labels end above CROP_BOTTOM, so a big label's foot is
+# cut off in the usual crop), only 1.1x as wide so the right neighbour's label
+# stays out of it (the network, trained on crops ending at the cell's right
+# border, reads a neighbour's label as part of the cell's when it sees it whole).
+TALL = (1.1, 1.25)
+SURE = 0.9  # a grid whose every cell reads at least this surely is not read again with the TALL crop
+TALL_GAIN = 1.0  # nats: the TALL crop is kept only when its cells' best texts are this much likelier, in sum
 MIN_CONTRAST = 0.16  # darkness stretch never amplifies less than this (of 255) into full ink
 BEAM = 8  # texts kept per step of the beam search
 KEEP_PROB = 1e-3  # characters less likely than this at a step are not expanded
 MODEL = "labels.onnx"
 
 
-def crop_box(cell_box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
-    """Where the label crop of a cell lies, in the same coordinates as the cell box."""
+def crop_box(cell_box: tuple[float, float, float, float], scale: tuple[float, float] = (1.0, 1.0)
+             ) -> tuple[float, float, float, float]:
+    """Where the label crop of a cell lies, in the same coordinates as the cell
+    box; `scale` stretches it (width, height) from its top-left corner (TALL)."""
     x0, y0, x1, y1 = cell_box
     w, h = x1 - x0, y1 - y0
-    return x0 + CROP_LEFT * w, y0 + CROP_TOP * h, x0 + CROP_RIGHT * w, y0 + CROP_BOTTOM * h
+    right = CROP_LEFT + (CROP_RIGHT - CROP_LEFT) * scale[0]
+    bottom = CROP_TOP + (CROP_BOTTOM - CROP_TOP) * scale[1]
+    return x0 + CROP_LEFT * w, y0 + CROP_TOP * h, x0 + right * w, y0 + bottom * h
 
 
-def label_crop(gray: np.ndarray, cell_box: tuple[float, float, float, float]) -> np.ndarray:
+def label_crop(gray: np.ndarray, cell_box: tuple[float, float, float, float],
+               scale: tuple[float, float] = (1.0, 1.0)) -> np.ndarray:
     """The network's input for one cell: CROP_H x CROP_W float32 darkness."""
-    bx0, by0, bx1, by1 = crop_box(cell_box)
+    bx0, by0, bx1, by1 = crop_box(cell_box, scale)
     # an affine map of the box onto the crop, so sub-pixel boxes and boxes
     # reaching past the picture's edge (its border pixels repeated) work alike
     sx, sy = (bx1 - bx0) / CROP_W, (by1 - by0) / CROP_H
@@ -110,7 +130,22 @@ def decode(probs: np.ndarray, keep: int = 5) -> tuple[tuple[str, float], ...]:
 
 
 def read_labels(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, float]]) -> list[LabelReading]:
-    """The most probable texts of the label in each cell (an empty text: no label)."""
-    crops = [label_crop(gray, box) for box in cell_boxes]
+    """The most probable texts of the label in each cell (an empty text: no
+    label), from the usual crop or, for a grid of big labels, the TALL one."""
+    usual = _read(gray, cell_boxes, (1.0, 1.0))
+    if all(rd.texts and rd.texts[0][1] >= SURE for rd in usual):
+        return usual
+    tall = _read(gray, cell_boxes, TALL)
+    return tall if _sureness(tall) > _sureness(usual) + TALL_GAIN else usual
+
+
+def _read(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, float]], scale: tuple[float, float]
+          ) -> list[LabelReading]:
+    crops = [label_crop(gray, box, scale) for box in cell_boxes]
     return [LabelReading(decode(p)) for p in probabilities(crops)]
+
+
+def _sureness(readings: list[LabelReading]) -> float:
+    """How surely a grid's cells read: the sum of the log probability of each cell's best text."""
+    return sum(math.log(max(rd.texts[0][1] if rd.texts else 0.0, 1e-9)) for rd in readings)
 
