@@ -14,6 +14,7 @@ This module also holds the one writer of output pictures (write_picture).
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Iterable, Iterator
@@ -23,10 +24,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import KkvisionError, OutputExists
+from .errors import KkvisionError, OutputError, OutputExists
 from .pipeline import Options, Outcome, read_source
 from .report import outcome_record, record
-from .sources import DEFAULT_DPI, Source
+from .sources import DEFAULT_DPI, PICTURES, Source
 from .vocab import output_name
 
 if TYPE_CHECKING:
@@ -54,6 +55,8 @@ def solve_source(task: Task) -> list[dict[str, Any]]:
     if task.debug_root is not None:
         opts = replace(opts, debug_dir=task.debug_root / re.sub(r"[^\w.-]+", "_", name).strip("_"))
     try:
+        if task.write_image and task.output is None:
+            writable_beside(task.source, task.output_dir)
         page = read_source(task.source, opts, task.dpi)
         outcomes = [o.unique() for o in page.outcomes]
         image = None
@@ -84,8 +87,9 @@ def write_picture(picture: np.ndarray, outcomes: list[Outcome], source: Source, 
                   drawings: list[Drawing] | None = None) -> Path | None:
     """The picture with every answered puzzle's solution drawn in (or the given
     drawings: a check's marks, a hint's cells), written as -o, or into
-    --output-dir, or beside the input as INPUT.<kind>.png, never over a file;
-    None when nothing was drawn, or standard input with nowhere named."""
+    --output-dir, or beside the input as INPUT.<kind>.EXT in the input's format
+    (output_suffix), never over a file; None when nothing was drawn, or
+    standard input with nowhere named."""
     from .render import Drawing, draw, save_image
 
     if drawings is None:
@@ -102,20 +106,51 @@ def write_picture(picture: np.ndarray, outcomes: list[Outcome], source: Source, 
     stem = (source.path.stem if source.path else "stdin") + (f"-p{source.page}" if source.page is not None else "")
     drawn = draw(picture, drawings)
     for _ in range(100):  # another worker may take the same free name first: take the next
-        out = free_name(folder, stem, kind)
+        out = free_name(folder, stem, kind, output_suffix(source))
         try:
             save_image(drawn, out)
             return out
         except OutputExists:
             if not out.exists():
                 raise
-    raise OutputExists(f"{folder}: could not find a free name for {output_name(stem, kind)}")
+    raise OutputExists(f"{folder}: could not find a free name for {output_name(stem, kind, 1, output_suffix(source))}")
 
 
-def free_name(folder: Path, stem: str, kind: str) -> Path:
+def free_name(folder: Path, stem: str, kind: str, suffix: str = ".png") -> Path:
     """folder/stem.<kind>.png, or stem.<kind>-2.png ... if that exists: never overwrite."""
     for k in range(1, 10_001):
-        candidate = folder / output_name(stem, kind, k)
+        candidate = folder / output_name(stem, kind, k, suffix)
         if not candidate.exists():
             return candidate
-    raise OutputExists(f"{folder}: too many {output_name(stem, kind, 2).replace('-2', '-N')} files already")
+    raise OutputExists(f"{folder}: too many {output_name(stem, kind, 2, suffix).replace('-2', '-N')} files already")
+
+
+# the first bytes of the picture formats an answer picture is written in, by file name ending
+MAGIC = {".jpg": (b"\xff\xd8\xff",), ".webp": (b"RIFF",), ".png": (b"\x89PNG",)}
+
+
+def output_suffix(source: Source) -> str:
+    """The answer picture's format when no -o names one: the input's own (a JPEG
+    photo gives a JPEG at high quality, quick to write and a tenth of a PNG's
+    size; a PNG screenshot a PNG, its sharp edges kept), PNG for PDF and TIFF
+    pages and anything else."""
+    if source.kind in ("pdf", "tiff"):
+        return ".png"
+    if source.path is not None:
+        ext = source.path.suffix.lower()
+        return ".jpg" if ext in (".jpg", ".jpeg") else ".webp" if ext == ".webp" else ".png"
+    head = (source.data or b"")[:4]
+    return next((ext for ext, magics in MAGIC.items() if head.startswith(magics)), ".png")
+
+
+def writable_beside(source: Source, output_dir: Path | None) -> None:
+    """Refuse (exit 14) before any work a picture input whose answer picture would be
+    written beside it in a folder that cannot be written."""
+    if output_dir is not None or source.path is None:
+        return
+    if source.kind not in ("pdf", "tiff") and source.path.suffix.lower() not in PICTURES:
+        return  # a puzzle text: no picture is drawn
+    folder = source.path.parent
+    if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
+        raise OutputError(f"{folder} cannot be written: the answer picture goes beside the input; name another"
+                          " folder with --output-dir (or -o FILE), or give --no-image")

@@ -80,8 +80,8 @@ def _parser() -> argparse.ArgumentParser:
                         help=f"solver seconds, more than 0 and at most {MAX_TIME_LIMIT:g} (default 20)")
         sp.add_argument("--debug-dir", type=Path, help="write each vision stage's picture here")
         sp.add_argument("-o", "--output", type=Path,
-                        help="image to write (default INPUT.solved.png, INPUT.checked.png or INPUT.hint.png"
-                             " beside the input)")
+                        help="image to write (default beside the input: INPUT.solved.EXT, INPUT.checked.EXT or"
+                             " INPUT.hint.EXT, EXT the input's format: jpg, png or webp; png for PDF pages)")
         sp.add_argument("--no-image", action="store_true", help="do not write an output image")
 
     s = sub.add_parser("solve", help="solve puzzles and print (and draw) the solutions")
@@ -244,7 +244,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from .batch import Task, run_batch
 
     sources = expand([args.input, *args.more], args.dpi)
-    several = len(sources) > 1 or args.input.is_dir() or args.input.suffix.lower() == ".pdf"
+    several = len(sources) > 1 or (str(args.input) != "-" and args.input.is_dir()) or args.input.suffix.lower() == ".pdf"
     if several and args.output is not None:
         raise UsageError("-o names one output file; with several inputs use --output-dir")
     opts = _options(args)
@@ -389,10 +389,13 @@ def _picture(args: argparse.Namespace, page: Page, source: Source, kind: str, dr
 def cmd_check(args: argparse.Namespace) -> int:
     """The user's answers (a text file, or read from the picture's cells) against each puzzle's solution."""
     from .answers import CheckResult, check_answers, read_answers, written_answers
+    from .batch import writable_beside
     from .render import Drawing
     from .sources import read_text
 
     source = _source(args)
+    if not args.no_image and args.output is None:
+        writable_beside(source, None)
     page = read_source(source, _options(args), args.dpi)
     if args.answers is None and page.picture is None:
         raise UsageError("check a puzzle text against an answers file: kkvision check PUZZLE ANSWERS")
@@ -451,10 +454,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_hint(args: argparse.Namespace) -> int:
     """For each puzzle, a few cells that follow from the clues by the simplest reasoning, with the reason for each."""
+    from .batch import writable_beside
     from .hints import hints
     from .render import Drawing
 
     source = _source(args)
+    if not args.no_image and args.output is None:
+        writable_beside(source, None)
     page = read_source(source, _options(args), args.dpi)
     found = []
     for outcome in (o.unique() for o in page.outcomes):

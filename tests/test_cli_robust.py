@@ -66,6 +66,50 @@ def test_an_output_into_a_read_only_folder_is_refused_before_the_work(samples, t
         ro.chmod(0o755)
 
 
+def test_a_picture_in_a_read_only_folder_is_refused_before_the_work_unless_written_elsewhere(samples, tmp_path,
+                                                                                              capsys, monkeypatch):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    shutil.copy(samples / "screenshot-5x5.png", ro / "p.png")
+    shutil.copy(samples / "kk0.j.txt", ro / "kk0.j.txt")
+    ro.chmod(0o555)
+    access = os.access  # root may write anywhere: the folder is also reported unwritable as a user's would be
+    monkeypatch.setattr(os, "access", lambda path, mode: access(path, mode) and Path(path) != ro)
+    read = []
+    from kkvision import batch
+
+    real = batch.read_source
+    monkeypatch.setattr(batch, "read_source", lambda *a, **k: read.append(a) or real(*a, **k))
+    try:
+        for command in (["solve"], ["hint"], ["check"]):
+            assert main([*command, str(ro / "p.png")]) == ExitCode.OUTPUT
+            err = one_error_line(capsys.readouterr().err.encode())
+            assert "cannot be written" in err and "--output-dir" in err
+        assert not read, "refused before reading the picture"
+        assert main(["solve", str(ro / "p.png"), "--no-image"]) == 0
+        assert main(["solve", str(ro / "p.png"), "--output-dir", str(tmp_path)]) == 0
+        assert main(["solve", str(ro / "kk0.j.txt")]) == 0  # a text draws no picture
+        assert sorted(os.listdir(ro)) == ["kk0.j.txt", "p.png"]
+    finally:
+        ro.chmod(0o755)
+
+
+def test_the_answer_picture_is_written_in_the_inputs_format(samples, tmp_path):
+    import cv2
+
+    for name in ("photo-6x6.jpg", "screenshot-5x5.png"):
+        shutil.copy(samples / name, tmp_path / name)
+    shutil.copy(samples / "photo-6x6.jpg", tmp_path / "upper.JPEG")
+    assert main(["solve", str(tmp_path)]) == 0
+    written = sorted(p.name for p in tmp_path.iterdir() if ".solved" in p.name)
+    assert written == ["photo-6x6.solved.jpg", "screenshot-5x5.solved.png", "upper.solved.jpg"]
+    assert (tmp_path / "photo-6x6.solved.jpg").read_bytes()[:3] == b"\xff\xd8\xff"
+    assert (tmp_path / "screenshot-5x5.solved.png").read_bytes()[:4] == b"\x89PNG"
+    assert cv2.imread(str(tmp_path / "upper.solved.jpg")).shape == cv2.imread(str(samples / "photo-6x6.jpg")).shape
+    assert main(["solve", str(tmp_path / "photo-6x6.jpg"), "-o", str(tmp_path / "mine.png")]) == 0  # -o decides
+    assert (tmp_path / "mine.png").read_bytes()[:4] == b"\x89PNG"
+
+
 def test_an_output_write_that_fails_is_an_output_error_and_leaves_no_file(tmp_path, monkeypatch):
     from kkvision import render
     from kkvision.errors import OutputError

@@ -39,5 +39,5 @@ def test_hint_on_a_6x6_picture_gives_a_right_cell_and_a_reason(samples, tmp_path
     for h in rec["hints"]:
         col, row = ord(h["cell"][0]) - ord("A"), int(h["cell"][1:]) - 1
         assert expected[row][col] == h["digit"] and h["reason"]
-    assert (tmp_path / "p.hint.png").exists()
+    assert (tmp_path / "p.hint.jpg").exists()  # in the input's format
     assert main(["hint", str(src), "--cells", "0"]) == 2
