@@ -13,6 +13,9 @@ prime factors instead (for each prime p up to n, the exponents of p in the
 cells' digits add up to its exponent in the target: exact, linear, small).  One time limit covers
 building the model, the first solution and the uniqueness check, and the
 solver's memory is capped (MAX_MEMORY_MB).
+
+OR-Tools is imported when a puzzle is first solved (load_cp_model), not at
+start-up: `--version`, `convert` of a text and a picture with no grid never pay for it.
 """
 
 from __future__ import annotations
@@ -85,11 +88,43 @@ def _exponent(v: int, p: int) -> int:
     return e
 
 
+@lru_cache(maxsize=1)
+def load_cp_model():  # type: ignore[no-untyped-def]
+    """OR-Tools' CP-SAT module.  Its module imports pandas only to accept pandas
+    indexes and series in helpers kkvision never calls, and pandas is most of its
+    import time (about 0.3 s of a 0.9 s solve of a photo): unless pandas is
+    already loaded, the import sees a stand-in with the two class names it
+    refers to, taken away again after (so a later `import pandas` is the real
+    one).  Should a new OR-Tools need more of pandas, it is imported plainly."""
+    import sys
+    import types
+
+    if "pandas" in sys.modules:
+        from ortools.sat.python import cp_model
+
+        return cp_model
+    stand_in = types.ModuleType("pandas")
+    stand_in.Index = type("Index", (), {})  # type: ignore[attr-defined]
+    stand_in.Series = type("Series", (), {})  # type: ignore[attr-defined]
+    sys.modules["pandas"] = stand_in
+    try:
+        from ortools.sat.python import cp_model
+    except Exception:  # noqa: BLE001 - it needs the real pandas: forget the half-made import, load it plainly
+        for name in [m for m in sys.modules if m.startswith("ortools.sat.python.cp_model")]:
+            del sys.modules[name]
+        del sys.modules["pandas"]
+        from ortools.sat.python import cp_model
+    finally:
+        if sys.modules.get("pandas") is stand_in:
+            del sys.modules["pandas"]
+    return cp_model
+
+
 class _Model:
     """A CP-SAT model of an n x n Latin square, with cages added to it."""
 
     def __init__(self, n: int, deadline: float, time_limit: float) -> None:
-        from ortools.sat.python import cp_model
+        cp_model = load_cp_model()
 
         self.n, self.deadline, self.time_limit = n, deadline, time_limit
         self.model = m = cp_model.CpModel()
@@ -185,7 +220,7 @@ class _Model:
     def solve(self, what: str):  # type: ignore[no-untyped-def]
         """Run CP-SAT for the time left: (solver, status); SolverTimeout when
         no time is left or the solver could not tell."""
-        from ortools.sat.python import cp_model
+        cp_model = load_cp_model()
 
         left = self.deadline - time.monotonic()
         if left <= 0:
@@ -223,7 +258,7 @@ def most_probable(n: int, options: list[list[tuple[Cage | None, int]]], time_lim
     integers (scaled -log probabilities).  None when no choice gives a grid;
     SolverTimeout when the solver could not tell within the time limit (which
     covers building the model too)."""
-    from ortools.sat.python import cp_model
+    cp_model = load_cp_model()
 
     mod = _Model(n, _deadline(time_limit), time_limit)
     model = mod.model
@@ -270,7 +305,7 @@ def solve(puzzle: Puzzle, time_limit: float = DEFAULT_TIME_LIMIT, require_unique
     """First grid plus uniqueness, both within `time_limit` seconds in all
     (building the model included).  Raises Unsolvable, SolverTimeout, or
     Ambiguous when `require_unique` and a second grid exists."""
-    from ortools.sat.python import cp_model
+    cp_model = load_cp_model()
 
     mod = _Model(puzzle.size, _deadline(time_limit), time_limit)
     for cage in puzzle.cages:

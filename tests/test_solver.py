@@ -244,3 +244,33 @@ def test_time_budget_is_shared_by_every_solver_call_inside_it():
             most_probable(5, [[(c, 0)] for c in puzzle.cages], time_limit=5)
     with time_budget(30):
         assert solve(puzzle, time_limit=5).grid == grid
+
+
+def _fresh(code: str) -> str:
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          timeout=120).stdout.split()[-1]
+
+
+SOLVE_ONE = ("from kkvision import formats, solver; import sys; p = formats.read(open('samples/kk0.j.txt').read());"
+             " assert solver.solve(p).unique; ")
+
+
+def test_or_tools_is_loaded_without_pandas_and_a_later_import_of_pandas_is_the_real_one():
+    assert _fresh(SOLVE_ONE + "print('pandas' in sys.modules)") == "False"
+    assert _fresh(SOLVE_ONE + "import pandas; print(hasattr(pandas, 'DataFrame'))") == "True"
+
+
+def test_or_tools_is_loaded_plainly_when_pandas_is_already_there_or_its_stand_in_falls_short():
+    assert _fresh("import pandas; " + SOLVE_ONE + "print(sys.modules['pandas'] is pandas)") == "True"
+    # an OR-Tools that needs more of pandas at import: the stand-in is dropped and pandas imported
+    needy = ("import importlib.abc, sys\n"
+             "class Needy(importlib.abc.MetaPathFinder):\n"
+             "    def find_spec(self, name, path, target=None):\n"
+             "        pd = sys.modules.get('pandas')\n"
+             "        if name == 'ortools.sat.python.cp_model' and pd is not None and not hasattr(pd, 'DataFrame'):\n"
+             "            raise ImportError('needs pandas.DataFrame')\n"
+             "sys.meta_path.insert(0, Needy())\n")
+    assert _fresh(needy + SOLVE_ONE + "print(hasattr(sys.modules['pandas'], 'DataFrame'))") == "True"
