@@ -1,5 +1,7 @@
 """Stage 4: choosing what the labels say, with the solver."""
 
+import re
+
 import pytest
 
 from devtools.generate import random_puzzle
@@ -114,3 +116,36 @@ def test_hidden_operator_labels_still_solve():
 
 def _hidden_target(cage: Cage, grid) -> int:
     return cage.target if cage.op != "=" else grid[cage.cells[0][0]][cage.cells[0][1]]
+
+
+def test_a_given_label_that_leaves_no_solution_is_named_never_dropped():
+    """--label A1=... the other labels, as read, cannot meet: exit 7 naming it (was a silent
+    overruling of other labels, or 'cannot read the labels at' cells the user never touched)."""
+    from kkvision.errors import Unsolvable
+    from kkvision.solver import solve
+
+    puzzle, grid = random_puzzle(6, seed=4)
+    k = next(i for i, c in enumerate(puzzle.cages) if c.op == "+")
+    cage = puzzle.cages[k]
+    for target in range(cage.target + 1, cage.target + 20):
+        wrong = Cage("+", target, cage.cells)
+        try:
+            solve(Puzzle(6, puzzle.cages[:k] + (wrong,) + puzzle.cages[k + 1:]), 5.0)
+        except Unsolvable:
+            break
+    else:
+        pytest.fail("every '+' target of this cage still has a solution: the test checks nothing")
+    readings = sure(puzzle)
+    readings[k] = ClueReading(cage.cells, ((text_of(wrong), 1.0),), "given")
+    with pytest.raises(Unsolvable, match=re.escape(f"--label {cage.where}={text_of(wrong)}: the puzzle has no solution")):
+        resolve(6, tuple(readings), 10.0)
+    readings[k] = ClueReading(cage.cells, ((text_of(cage), 1.0),), "given")  # the right label: solved
+    assert resolve(6, tuple(readings), 10.0).grid == grid
+
+
+def test_a_given_label_does_not_take_the_blame_for_a_picture_read_badly():
+    puzzle, _ = random_puzzle(6, seed=22)
+    readings = [ClueReading(rd.cells, (("", 0.9),)) if i % 3 == 0 else rd for i, rd in enumerate(sure(puzzle))]
+    readings[1] = ClueReading(readings[1].cells, ((text_of(puzzle.cages[1]), 1.0),), "given")
+    with pytest.raises(ClueUnreadable):
+        resolve(6, tuple(readings), 10.0)

@@ -18,7 +18,15 @@ from __future__ import annotations
 
 import math
 
-from ..errors import Ambiguous, ClueUnreadable, SolverTimeout, UncertainReading, Unsolvable, UsageError
+from ..errors import (
+    Ambiguous,
+    ClueUnreadable,
+    KkvisionError,
+    SolverTimeout,
+    UncertainReading,
+    Unsolvable,
+    UsageError,
+)
 from ..puzzle import Cage, Puzzle
 from ..solver import Choice, most_probable
 from ..vocab import cell_name
@@ -131,21 +139,11 @@ def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> Res
     solution (UncertainReading, Ambiguous, ClueUnreadable), or none has one."""
     opts = [options(rd, n) for rd in readings]
     best = _best(n, opts, time_limit)
-    if best is None:
-        given = [f"{cell_name(rd.cells[0])}={rd.text}" for rd in readings if rd.source == "given"]
-        if given:
-            raise Unsolvable(f"with the labels given ({', '.join(given)}), no reading of the other labels gives a"
-                             " puzzle with a solution; check those labels and the picture with --debug-dir")
-        raise Unsolvable("no reading of the labels gives a puzzle with a solution; check the picture with"
-                         " --debug-dir (labels read: "
-                         + ", ".join(f"{cell_name(rd.cells[0])} {_read_as(rd)}" for rd in readings) + ")" + FIX_HINT)
+    trouble = _trouble(n, readings, opts, best)
+    if trouble is not None:
+        raise _given_at_fault(n, readings, opts, best, time_limit) or trouble
+    assert best is not None
     unread = [readings[i] for i, j in enumerate(best.picks) if opts[i][j][0] is None]
-    if len(unread) > MAX_UNREADABLE * len(readings):
-        raise _unreadable(unread)
-    overruled = [rd for i, (rd, j) in enumerate(zip(readings, best.picks))
-                 if rd.source != "given" and opts[i][j][0] != clue_for(rd.text, rd.cells, n)]
-    if len(overruled) > max(1, MAX_OVERRULED * len(readings)):
-        raise _unreadable(overruled)
     # a rival need only be sought within the margin: options further off cannot be part of one
     seen = max(MARGIN, ODDS_SEEN)
     floor = sum(min(k for _, k in o) for o in opts)
@@ -158,7 +156,7 @@ def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> Res
                             " try a larger --time-limit")
     odds = math.inf if rival is None else (rival.cost - best.cost) / SCALE
     if rival is not None and odds < MARGIN:
-        raise _doubt(readings, opts, best, rival)
+        raise _given_at_fault(n, readings, opts, best, time_limit) or _doubt(readings, opts, best, rival)
     chosen = [opts[i][j][0] for i, j in enumerate(best.picks)]
     final = [c if c is not None else _inferred(rd, best.grid) for rd, c in zip(readings, chosen)]
     notes = []
@@ -173,6 +171,48 @@ def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> Res
                                  for c, was in zip(final, chosen) if was is None))
     labels = tuple(_decision(rd, opts[i][j], final[i], n) for i, (rd, j) in enumerate(zip(readings, best.picks)))
     return Resolution(Puzzle(n, tuple(final)), best.grid, labels, odds, tuple(notes))
+
+
+def _trouble(n: int, readings: tuple[ClueReading, ...], opts: list[list[tuple[Cage | None, int]]],
+             best: Choice | None) -> KkvisionError | None:
+    """Why the best reading cannot be answered: none has a solution (exit 7), or
+    it solves only without, or by overruling, too many labels (exit 5)."""
+    if best is None:
+        return Unsolvable("no reading of the labels gives a puzzle with a solution; check the picture with"
+                          " --debug-dir (labels read: "
+                          + ", ".join(f"{cell_name(rd.cells[0])} {_read_as(rd)}" for rd in readings) + ")" + FIX_HINT)
+    unread = [rd for i, (rd, j) in enumerate(zip(readings, best.picks))
+              if rd.source != "given" and opts[i][j][0] is None]  # (a given label is left free by _given_at_fault)
+    if len(unread) > MAX_UNREADABLE * len(readings):
+        return _unreadable(unread)
+    overruled = [rd for i, (rd, j) in enumerate(zip(readings, best.picks))
+                 if rd.source != "given" and opts[i][j][0] != clue_for(rd.text, rd.cells, n)]
+    if len(overruled) > max(1, MAX_OVERRULED * len(readings)):
+        return _unreadable(overruled)
+    return None
+
+
+def _given_at_fault(n: int, readings: tuple[ClueReading, ...], opts: list[list[tuple[Cage | None, int]]],
+                    best: Choice | None, time_limit: float) -> Unsolvable | None:
+    """When the labels the user gave (--label) are what leaves no answer: the
+    other labels read as a puzzle without them, and with them the best reading
+    had to read some otherwise or not at all and is still refused (exit 7,
+    naming them; never dropped in silence).  None when none was given, or the
+    other labels do not read as a puzzle either (that refusal stands)."""
+    given = [i for i, rd in enumerate(readings) if rd.source == "given"]
+    if not given:
+        return None
+    anything: list[tuple[Cage | None, int]] = [(None, 0)]  # a given label left free: it constrains nothing
+    free = [anything if i in given else o for i, o in enumerate(opts)]
+    alone = _best(n, free, time_limit)
+    if alone is None or _trouble(n, readings, free, alone) is not None:
+        return None
+    if best is not None and all(best.picks[i] == alone.picks[i] for i in range(len(readings)) if i not in given):
+        return None  # the given labels changed nothing else: the refusal is the picture's
+    named = ", ".join(f"{cell_name(readings[i].cells[0])}={readings[i].text}" for i in given)
+    return Unsolvable(f"--label {named}: the puzzle has no solution with {'these labels' if len(given) > 1 else 'it'}"
+                      " and the other labels as read (without, it has one); check the label"
+                      f"{'s' if len(given) > 1 else ''} given, or give the others it needs with --label")
 
 
 def _decision(rd: ClueReading, option: tuple[Cage | None, int], used: Cage, n: int) -> LabelDecision:
