@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError
+from .errors import ExitCode, InputError
 from .puzzle import Grid, Puzzle
 from .vision.stages import GridGeometry
 from .vocab import Cell
@@ -58,6 +58,15 @@ def check_answers(puzzle: Puzzle, solution: Grid, answers: Grid) -> CheckResult:
             elif answers[r][c] != solution[r][c]:
                 wrong.append((r, c))
     return CheckResult(answers, tuple(wrong), tuple(blank))
+
+
+def verdict_of(check: CheckResult, unsure: tuple[Cell, ...] = ()) -> ExitCode:
+    """`check`'s exit code: 0 only when every written cell was read surely and is
+    right; 11 when some cell is wrong; else 15 when some written cell could not
+    be read surely (not judged: never called right)."""
+    if check.wrong:
+        return ExitCode.ANSWERS_WRONG
+    return ExitCode.ANSWERS_UNSURE if unsure else ExitCode.OK
 
 
 def written_answers(picture: np.ndarray, geometry: GridGeometry) -> tuple[Grid, tuple[Cell, ...]]:

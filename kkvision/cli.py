@@ -388,7 +388,7 @@ def _picture(args: argparse.Namespace, page: Page, source: Source, kind: str, dr
 
 def cmd_check(args: argparse.Namespace) -> int:
     """The user's answers (a text file, or read from the picture's cells) against each puzzle's solution."""
-    from .answers import CheckResult, check_answers, read_answers, written_answers
+    from .answers import CheckResult, check_answers, read_answers, verdict_of, written_answers
     from .batch import writable_beside
     from .render import Drawing
     from .sources import read_text
@@ -420,7 +420,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         checked.append((outcome, verdict, unsure))
         if result.geometry is not None:
             drawings.append(Drawing(result.geometry, result.solution, result.labels, check=True,
-                                    wrong=frozenset(verdict.wrong), blank=frozenset(set(verdict.blank) - set(unsure))))
+                                    wrong=frozenset(verdict.wrong), blank=frozenset(set(verdict.blank) - set(unsure)),
+                                    unsure=frozenset(unsure)))
     image = _picture(args, page, source, "checked", drawings)
     code = 0
     for outcome, check, unsure in checked:
@@ -432,21 +433,26 @@ def cmd_check(args: argparse.Namespace) -> int:
         for note in outcome.result.notes:
             log.warning("%s%s", where, note)
         blank = tuple(c for c in check.blank if c not in unsure)
+        verdict_code = verdict_of(check, unsure)
         if args.json:
-            print(dump(outcome_record("check", page.name, outcome, exit_code=0 if check.ok else ExitCode.ANSWERS_WRONG,
+            print(dump(outcome_record("check", page.name, outcome, exit_code=verdict_code,
                                       image=str(image) if image else None,
                                       notes=list(outcome.result.notes) + ([f"unsure cells: {', '.join(map(cell_name, unsure))}"]
                                                                           if unsure else []),
-                                      wrong=[list(c) for c in check.wrong], blank=[list(c) for c in blank]),
+                                      wrong=[list(c) for c in check.wrong], blank=[list(c) for c in blank],
+                                      unsure=[list(c) for c in unsure]),
                        False))
         else:
-            print(grid_text(check.answers, set(check.wrong)))
+            print(grid_text(check.answers, set(check.wrong), set(unsure)))
             print(f"{len(check.wrong)} wrong, {len(blank)} blank"
-                  + (f", {len(unsure)} unsure ({', '.join(map(cell_name, unsure))}: not read surely, not judged)"
-                     if unsure else "")
+                  + (f", {len(unsure)} not judged ({', '.join(map(cell_name, unsure))}: written but not read surely;"
+                     " marked ? )" if unsure else "")
                   + ("; the grid is complete" if not blank and not unsure else "")
                   + (" (wrong cells are marked with !)" if check.wrong else ""))
-        code = code or (ExitCode.OK if check.ok else ExitCode.ANSWERS_WRONG)
+            if verdict_code == ExitCode.ANSWERS_UNSURE:
+                print("no wrong cell found among those read, but not every cell could be judged: check the cells"
+                      " marked ? yourself, or type your answers in a file: kkvision check PICTURE ANSWERS")
+        code = code or verdict_code
     if image:
         log.warning("wrong cells marked in %s", image)
     return code

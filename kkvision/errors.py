@@ -25,6 +25,7 @@ class ExitCode(IntEnum):
     TIMEOUT = 12  # the solver found no answer within --time-limit
     UNCERTAIN = 13  # labels read from a picture could mean different puzzles with different solutions
     OUTPUT = 14  # an output cannot be written: a read-only folder, a file where a folder is needed, disk full
+    ANSWERS_UNSURE = 15  # `check`: no wrong answer found, but some written cells could not be read surely
 
 
 class KkvisionError(Exception):

@@ -31,6 +31,8 @@ SOLUTION = (20, 70, 220, 255)  # RGBA
 SOLUTION_ON_DARK = (110, 200, 255, 255)  # the digits on a light-on-dark grid (a dark theme)
 WRONG = (220, 20, 20, 255)
 BLANK = (235, 140, 0, 255)  # `check`: a cell left empty
+NOT_JUDGED = (160, 0, 170, 255)  # `check`: a written cell not read surely enough to judge: a dashed box and '?'
+DASH = 0.08  # the dashed box's dashes, in cells
 CHANGED = (235, 100, 0, 255)  # a label the answer reads otherwise than the reader's first choice, or not at all
 UNSURE = (160, 0, 170, 255)  # a label used as read, but read with little certainty
 CHANGED_BACK = (255, 240, 222, 255)  # the patch over a changed label's print: pale, as paper reads
@@ -48,14 +50,15 @@ OUTPUT_FORMATS: dict[str, list[int]] = {
 @dataclass(frozen=True)
 class Drawing:
     """What to draw onto one puzzle of a picture: digits (0: none), or with
-    `check` the marks of wrong and blank cells; and the labels taken otherwise."""
+    `check` the marks of wrong, blank and not judged cells; and the labels taken otherwise."""
 
     geometry: GridGeometry
     grid: Grid
     labels: tuple[LabelDecision, ...] = ()
-    check: bool = False  # draw the marks of wrong and blank cells instead of digits
+    check: bool = False  # draw the marks of wrong, blank and not judged cells instead of digits
     wrong: frozenset[Cell] = frozenset()
     blank: frozenset[Cell] = frozenset()
+    unsure: frozenset[Cell] = frozenset()  # written, but not read surely: not judged
 
 
 def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
@@ -84,12 +87,31 @@ def _layer(drawing: Drawing) -> np.ndarray:
                 if (r, c) in wrong:
                     m = 0.18 * (x1 - x0)
                     d.ellipse([x0 + m, y0 + m, x1 - m, y1 - m], outline=WRONG, width=max(3, SIDE // (60 * n)))
+                if (r, c) in drawing.unsure:
+                    _not_judged(d, (x0, y0, x1, y1), _font(int(0.3 * SIDE / n)), max(2, SIDE // (90 * n)))
                 continue
             if grid[r][c]:  # 0: a cell left empty (hints show only some cells)
                 d.text((cx, cy), str(grid[r][c]), font=font, fill=SOLUTION_ON_DARK if geom.light_on_dark else SOLUTION,
                        anchor="mm")
     _labels(d, geom, drawing.labels)
     return np.asarray(layer)
+
+
+def _not_judged(d: ImageDraw.ImageDraw, box: tuple[float, float, float, float], font: ImageFont.FreeTypeFont
+                | ImageFont.ImageFont, width: int) -> None:
+    """A dashed box round where the answer is written (below the label) and a '?'
+    at its bottom right: written, not read surely, not judged."""
+    x0, y0, x1, y1 = box
+    w, h, dash = x1 - x0, y1 - y0, DASH * (x1 - x0)
+    a0, b0, a1, b1 = x0 + 0.15 * w, y0 + 0.32 * h, x1 - 0.15 * w, y1 - 0.08 * h
+    for (ax, ay), (bx, by) in (((a0, b0), (a1, b0)), ((a1, b0), (a1, b1)), ((a1, b1), (a0, b1)), ((a0, b1), (a0, b0))):
+        length = max(abs(bx - ax), abs(by - ay))
+        steps = max(1, int(length / (2 * dash)))
+        for t in range(steps):
+            f0, f1 = t / steps, (t + 0.5) / steps
+            d.line([(ax + (bx - ax) * f0, ay + (by - ay) * f0), (ax + (bx - ax) * f1, ay + (by - ay) * f1)],
+                   fill=NOT_JUDGED, width=width)
+    d.text((a1 - 0.03 * w, b1 - 0.03 * h), "?", font=font, fill=NOT_JUDGED, anchor="rs")
 
 
 def _labels(d: ImageDraw.ImageDraw, geom: GridGeometry, labels: tuple[LabelDecision, ...]) -> None:

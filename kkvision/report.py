@@ -15,14 +15,15 @@ if TYPE_CHECKING:
     from .vision.stages import LabelDecision
 
 
-def grid_text(grid: Grid, marks: set[tuple[int, int]] | None = None) -> str:
-    """Rows of digits; a marked cell is shown as `d!`, a blank (0) as '.'."""
-    marks = marks or set()
+def grid_text(grid: Grid, marks: set[tuple[int, int]] | None = None, unsure: set[tuple[int, int]] | None = None) -> str:
+    """Rows of digits; a marked cell is shown as `d!`, a blank (0) as '.', an
+    unsure one (written, not read surely) as '?'."""
+    marks, unsure = marks or set(), unsure or set()
     lines = []
     for r, row in enumerate(grid):
         cells = []
         for c, v in enumerate(row):
-            s = "." if v == 0 else str(v)
+            s = "?" if (r, c) in unsure else "." if v == 0 else str(v)
             cells.append(s + ("!" if (r, c) in marks else (" " if marks else "")))
         lines.append(" ".join(cells).rstrip())
     return "\n".join(lines)
@@ -30,7 +31,7 @@ def grid_text(grid: Grid, marks: set[tuple[int, int]] | None = None) -> str:
 
 SCHEMA = "kkvision/1"  # the version of the JSON records below; changes when a field changes meaning
 RECORD_FIELDS = ("schema", "command", "input", "index", "box", "ok", "exit_code", "error", "puzzle", "solution", "unique",
-                 "labels", "odds", "notes", "image", "wrong", "blank", "text", "hints", "seconds")
+                 "labels", "odds", "notes", "image", "wrong", "blank", "unsure", "text", "hints", "seconds")
 
 
 def record(command: str, input: str, *, exit_code: int = 0, error: str | None = None, puzzle: Puzzle | None = None,

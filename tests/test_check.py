@@ -68,3 +68,53 @@ def test_handwritten_digits_are_read_as_the_training_script_measures():
     accuracy = float((probs.argmax(axis=1) == d.target[keep]).mean())
     print(f"handwritten digits (scikit-learn, held out): {accuracy:.1%} of {len(keep)}")
     assert accuracy >= 0.95
+
+
+def _smudge(monkeypatch, cell, n=6):
+    """The digit reader made unsure of one cell (0.5 / 0.5 between two digits): the verdict is the subject."""
+    from kkvision.vision import digits
+
+    real = digits.read_digits
+
+    def unsure(crops):
+        probs = real(crops).copy()
+        k = cell[0] * n + cell[1]
+        probs[k] = 0.0
+        probs[k, 3] = probs[k, 5] = 0.5
+        return probs
+
+    monkeypatch.setattr(digits, "read_digits", unsure)
+
+
+def test_a_cell_not_read_surely_is_never_called_right(filled, capsys, monkeypatch):
+    """No wrong cell among those read, one not judged: exit 15 (never 0), listed, shown '?', marked on the picture."""
+    make, solution = filled
+    path = make(solution)
+    _smudge(monkeypatch, (1, 2))
+    assert main(["check", "--json", str(path)]) == ExitCode.ANSWERS_UNSURE
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["unsure"] == [[1, 2]] and rec["wrong"] == [] and rec["blank"] == [] and not rec["ok"]
+    out, before = cv2.imread(rec["image"]).astype(int), cv2.imread(str(path)).astype(int)
+    purple = (out[..., 2] > 120) & (out[..., 0] > 120) & (out[..., 1] < 60) & (np.abs(out - before).sum(axis=2) > 60)
+    ys, xs = np.nonzero(purple)
+    assert len(ys) > 50, "the not-judged cell is marked"
+    from kkvision.pipeline import read_source as again
+
+    geom = again(Source(str(path), path), Options()).outcomes[0].result.geometry
+    x0, y0, x1, y1 = geom.cell_box(1, 2)
+    inside = geom.to_image(np.array([[x0, y0], [x1, y1]]))
+    assert inside[0, 0] - 5 <= np.median(xs) <= inside[1, 0] + 5 and inside[0, 1] - 5 <= np.median(ys) <= inside[1, 1] + 5
+    assert main(["check", "--no-image", str(path)]) == ExitCode.ANSWERS_UNSURE
+    text = capsys.readouterr().out
+    assert "1 not judged (C2" in text and "?" in text.splitlines()[1]
+
+
+def test_a_wrong_cell_outranks_a_cell_not_judged(filled, capsys, monkeypatch):
+    make, solution = filled
+    wrong = [row[:] for row in solution]
+    wrong[4][4] = solution[4][4] % 6 + 1
+    path = make(wrong)
+    _smudge(monkeypatch, (1, 2))
+    assert main(["check", "--json", "--no-image", str(path)]) == ExitCode.ANSWERS_WRONG
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["wrong"] == [[4, 4]] and rec["unsure"] == [[1, 2]]
