@@ -99,7 +99,10 @@ def _parser() -> argparse.ArgumentParser:
                         " written in the picture's cells)")
     h = sub.add_parser("hint", help="reveal a few cells that follow from the clues, each with its reason")
     common(h)
-    h.add_argument("--cells", type=int, default=1, help="how many cells to reveal (default 1)")
+    h.add_argument("answers", type=Path, nargs="?",
+                   help="your progress as a text file: one line of digits per row, '.' for blank (default: the"
+                        " digits written in the picture's cells); cells written wrong are named first")
+    h.add_argument("--cells", type=int, default=1, help="how many empty cells to reveal (default 1)")
     v = sub.add_parser("convert", help="print a puzzle (text or image) in another text format")
     reading(v)
     v.add_argument("--to", choices=formats.FORMATS, required=True)
@@ -460,43 +463,67 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_hint(args: argparse.Namespace) -> int:
     """For each puzzle, a few cells that follow from the clues by the simplest reasoning, with the reason for each."""
+    from .answers import read_answers, written_answers
     from .batch import writable_beside
-    from .hints import hints
+    from .hints import Hint, hints
+    from .puzzle import Grid
     from .render import Drawing
+    from .sources import read_text
 
     source = _source(args)
     if not args.no_image and args.output is None:
         writable_beside(source, None)
     page = read_source(source, _options(args), args.dpi)
-    found = []
+    if args.answers is not None and len(page.outcomes) > 1:
+        raise UsageError(f"{page.name} holds {len(page.outcomes)} puzzles and a progress file is for one:"
+                         " name it with --puzzle N")
+    typed = read_text(args.answers) if args.answers is not None else None
+    found: list[tuple[Outcome, list[Hint], tuple[Cell, ...]]] = []
     for outcome in (o.unique() for o in page.outcomes):
         result = outcome.result
-        found.append((outcome, hints(result.puzzle, result.solution, args.cells) if result is not None else []))
+        if result is None:
+            found.append((outcome, [], ()))
+            continue
+        progress: Grid | None = None
+        unsure: tuple[Cell, ...] = ()
+        if typed is not None:
+            progress = read_answers(typed, result.puzzle.size)
+        elif page.picture is not None and result.geometry is not None:
+            progress, unsure = written_answers(page.picture, result.geometry)
+        found.append((outcome, hints(result.puzzle, result.solution, args.cells, progress), unsure))
     drawings = []
-    for outcome, cells in found:
+    for outcome, cells, _ in found:
         if outcome.result is not None and outcome.result.geometry is not None and cells:
             shown = [[0] * outcome.result.puzzle.size for _ in range(outcome.result.puzzle.size)]
             for hint in cells:
-                shown[hint.cell[0]][hint.cell[1]] = hint.digit
-            drawings.append(Drawing(outcome.result.geometry, tuple(map(tuple, shown)), outcome.result.labels))
+                if not hint.wrong:
+                    shown[hint.cell[0]][hint.cell[1]] = hint.digit
+            drawings.append(Drawing(outcome.result.geometry, tuple(map(tuple, shown)), outcome.result.labels,
+                                    wrong=frozenset(h.cell for h in cells if h.wrong)))
     image = _picture(args, page, source, "hint", drawings)
     code = 0
-    for outcome, cells in found:
+    for outcome, cells, unsure in found:
         where = _each(args, page, outcome)
         if outcome.result is None:
             code = code or _failed(args, page, outcome, where)
             continue
-        for note in outcome.result.notes:
+        notes = list(outcome.result.notes)
+        if unsure:
+            notes.append("cells written but not read surely, taken as empty: " + ", ".join(map(cell_name, unsure)))
+        for note in notes:
             log.warning("%s%s", where, note)
         if args.json:
             print(dump(outcome_record("hint", page.name, outcome, solution=None, image=str(image) if image else None,
-                                      hints=[{"cell": cell_name(h.cell), "digit": h.digit, "reason": h.reason}
+                                      notes=notes, unsure=[list(c) for c in unsure],
+                                      hints=[{"cell": cell_name(h.cell), "digit": None if h.wrong else h.digit,
+                                              "wrong": h.wrong, "holds": h.holds or None, "reason": h.reason}
                                              for h in cells]), False))
         else:
             for hint in cells:
-                print(f"{cell_name(hint.cell)} = {hint.digit}: {hint.reason}")
-            if not cells:
-                print("no cell follows from the clues by the simplest reasoning")
+                print(f"{cell_name(hint.cell)} is wrong: {hint.reason}" if hint.wrong
+                      else f"{cell_name(hint.cell)} = {hint.digit}: {hint.reason}")
+            if not any(not h.wrong for h in cells):
+                print("no empty cell follows from the clues by the simplest reasoning")
     if image:
         log.warning("hint drawn into %s", image)
     return code

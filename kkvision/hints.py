@@ -1,8 +1,14 @@
 """Hints for people still solving: cells that follow from the clues by the
 simplest reasoning, each with the reason in one line.
 
-The reasoning starts from the empty grid (never from the solution) and uses,
-simplest first:
+With the user's progress (the digits written so far, read from the picture or
+typed), the cells written wrong come first, each with why it cannot be so (a
+repeat in its row or column, a cage that cannot be filled with it, or else
+that the puzzle's one solution has another digit there); the reasoning then
+starts from the digits written right, and never reveals a filled cell.
+
+The reasoning starts from the empty grid or those digits (never from the
+solution) and uses, simplest first:
   single    a one-cell cage shows its digit
   cage      every way to fill a cage (its clue, no repeats in a row or column,
             the digits still possible) puts the same digit in this cell
@@ -24,14 +30,27 @@ TUPLE_BUDGET = 200_000  # steps listing one cage's fillings; a bigger cage gives
 @dataclass(frozen=True)
 class Hint:
     cell: Cell
-    digit: int
+    digit: int  # the digit that belongs in the cell
     reason: str
+    holds: int = 0  # a cell written wrong: the digit written there (0: a cell to fill next)
+
+    @property
+    def wrong(self) -> bool:
+        return self.holds != 0
 
 
-def hints(puzzle: Puzzle, solution: Grid, count: int = 1) -> list[Hint]:
-    """Up to `count` cells that follow from the clues, simplest reasoning first."""
+def hints(puzzle: Puzzle, solution: Grid, count: int = 1, progress: Grid | None = None) -> list[Hint]:
+    """Every cell of `progress` (0: empty) written wrong, then up to `count` empty
+    cells that follow from the clues and the digits written right, simplest
+    reasoning first."""
     n = puzzle.size
+    written = {(r, c): progress[r][c] for r in range(n) for c in range(n) if progress and progress[r][c]}
+    wrong = [_wrong(puzzle, cell, d, solution, written) for cell, d in sorted(written.items())
+             if d != solution[cell[0]][cell[1]]]
+    right = {cell: d for cell, d in written.items() if d == solution[cell[0]][cell[1]]}
     cand = {(r, c): set(range(1, n + 1)) for r in range(n) for c in range(n)}
+    for cell, d in right.items():
+        cand[cell] = {d}
     fillings: dict[Cage, list[tuple[int, ...]] | None] = {}
     for cage in puzzle.cages:
         try:
@@ -39,7 +58,7 @@ def hints(puzzle: Puzzle, solution: Grid, count: int = 1) -> list[Hint]:
         except TooManyTuples:
             fillings[cage] = None
     found: list[Hint] = []
-    known: dict[Cell, int] = {}
+    known: dict[Cell, int] = dict(right)
     while len(found) < count:
         _narrow(puzzle, cand, fillings, known)
         hint = _next(puzzle, cand, fillings, known)
@@ -50,7 +69,32 @@ def hints(puzzle: Puzzle, solution: Grid, count: int = 1) -> list[Hint]:
         found.append(hint)
         known[hint.cell] = hint.digit
         cand[hint.cell] = {hint.digit}
-    return found
+    return wrong + found
+
+
+def _wrong(puzzle: Puzzle, cell: Cell, d: int, solution: Grid, written: dict[Cell, int]) -> Hint:
+    """A cell written wrong, with the simplest reason it cannot hold its digit."""
+    n, (r, c) = puzzle.size, cell
+    right = solution[r][c]
+    for kind, line in (("row", [(r, k) for k in range(n)]), ("column", [(k, c) for k in range(n)])):
+        twin = next((other for other in line if other != cell and written.get(other) == d), None)
+        if twin is not None:
+            where = f"row {r + 1}" if kind == "row" else f"column {chr(ord('A') + c)}"
+            return Hint(cell, right, f"{cell_name(cell)} holds {d}, but {where} has {d} at {cell_name(twin)} too", d)
+    cage = next(cg for cg in puzzle.cages if cell in cg.cells)
+    try:
+        tuples = cage_tuples(cage, n, budget=TUPLE_BUDGET)
+    except TooManyTuples:
+        tuples = None
+    if tuples is not None:
+        fits = [t for t in tuples if all(written.get(x, v) == v for v, x in zip(t, cage.cells))]
+        if not fits:
+            others = [x for x in cage.cells if x != cell and x in written]
+            with_ = f" with {', '.join(f'{cell_name(x)}={written[x]}' for x in others)}" if others else ""
+            return Hint(cell, right, f"{cell_name(cell)} holds {d}, but no way to fill the cage {cage.label} at"
+                                     f" {cage.where}{with_} puts {d} there", d)
+    return Hint(cell, right, f"{cell_name(cell)} holds {d}, but the puzzle's one solution has another digit there"
+                             f" ({d} leads to a contradiction further on)", d)
 
 
 def _narrow(puzzle: Puzzle, cand: dict[Cell, set[int]], fillings: dict[Cage, list[tuple[int, ...]] | None],

@@ -49,8 +49,9 @@ OUTPUT_FORMATS: dict[str, list[int]] = {
 
 @dataclass(frozen=True)
 class Drawing:
-    """What to draw onto one puzzle of a picture: digits (0: none), or with
-    `check` the marks of wrong, blank and not judged cells; and the labels taken otherwise."""
+    """What to draw onto one puzzle of a picture: digits (0: none) and circles
+    round cells written wrong (a hint), or with `check` the marks of wrong,
+    blank and not judged cells; and the labels taken otherwise."""
 
     geometry: GridGeometry
     grid: Grid
@@ -89,6 +90,10 @@ def _layer(drawing: Drawing) -> np.ndarray:
                     d.ellipse([x0 + m, y0 + m, x1 - m, y1 - m], outline=WRONG, width=max(3, SIDE // (60 * n)))
                 if (r, c) in drawing.unsure:
                     _not_judged(d, (x0, y0, x1, y1), _font(int(0.3 * SIDE / n)), max(2, SIDE // (90 * n)))
+                continue
+            if (r, c) in wrong:  # a hint's cell written wrong
+                m = 0.18 * (x1 - x0)
+                d.ellipse([x0 + m, y0 + m, x1 - m, y1 - m], outline=WRONG, width=max(3, SIDE // (60 * n)))
                 continue
             if grid[r][c]:  # 0: a cell left empty (hints show only some cells)
                 d.text((cx, cy), str(grid[r][c]), font=font, fill=SOLUTION_ON_DARK if geom.light_on_dark else SOLUTION,
