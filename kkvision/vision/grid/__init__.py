@@ -103,10 +103,17 @@ def _goes_on(small: np.ndarray, quad: np.ndarray, n: int) -> bool:
         if np.mean(np.asarray(lines) >= CROSS) >= GOES_ON and np.mean(np.asarray(cells) >= CROSS) < GOES_ON / 2:
             return True
     sides = 0  # the frame's sides going on past a corner (a + or T where a frame has an L)
+    off = 3 * half  # beside the line, off it: paper where a line goes on, ink where a tint or halftone does
     for p in (pad, pad + JUDGE_SIDE):
-        for across in (m[p - half:p + half + 1], m[:, p - half:p + half + 1].T):  # a horizontal, a vertical side
-            beyond = (across[:, pad - b:pad - a], across[:, pad + JUDGE_SIDE + a:pad + JUDGE_SIDE + b])
-            sides += any(band.mean(axis=1).max() >= CROSS for band in beyond)  # one line, not text
+        for strip in (lambda lo, hi: m[lo:hi], lambda lo, hi: m[:, lo:hi].T):  # a horizontal, a vertical side
+            across, beside = strip(p - half, p + half + 1), (strip(p - off - half, p - off + half + 1),
+                                                               strip(p + off - half, p + off + half + 1))
+            for lo, hi in ((pad - b, pad - a), (pad + JUDGE_SIDE + a, pad + JUDGE_SIDE + b)):
+                line = across[:, lo:hi].mean(axis=1).max()  # one line, not text
+                area = min(band[:, lo:hi].mean(axis=1).max() for band in beside)
+                if line >= CROSS and area < CROSS / 2:
+                    sides += 1
+                    break
     return sides >= ENDS
 
 
