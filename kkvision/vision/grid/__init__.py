@@ -35,6 +35,10 @@ MAX_JUDGED = 40  # find_grids judges at most this many candidates (bounded time 
 OVERLAP = 0.1  # a candidate sharing more than this fraction of its area with a found grid is that grid or a part of it
 BEYOND = (0.0, 0.5)  # outside a frame, this band (in cells from it) shows whether its lines go on (a part of a bigger grid): from the frame on, as a line goes on without a gap (text beside a grid starts after one)
 CROSS = 0.85  # a line goes on through the band when inked along this fraction of it
+PAST_CORNER = (0.2, 0.9)  # a frame side goes on past a corner when inked along this band (in cells from it): not
+                         # from 0, as an upright frame fitted to a grid turned a degree or two has its sides stick out
+                         # a little past its corners; to most of a cell, as a grid's line goes on to the next line
+                         # while a title's letters above the frame are a quarter of a cell high
 GOES_ON = 0.5  # a side whose inner lines go on, this share of them, while the cells between do not, is no frame
 ENDS = 2  # ... and so is a frame with this many sides going on past its corners (a block of a bigger grid
           # has all four; one side going on, even past both its ends, is a rule or line touching the frame)
@@ -82,7 +86,7 @@ def _goes_on(small: np.ndarray, quad: np.ndarray, n: int) -> bool:
     """Does the lattice go on beyond a side of the frame (the quad is a block of
     a bigger grid, e.g. one cut by the picture's edge, not a grid of its own)?"""
     cell = JUDGE_SIDE / n
-    pad = int(BEYOND[1] * cell) + 2
+    pad = int(max(BEYOND[1], PAST_CORNER[1]) * cell) + 2
     dst = np.asarray([[0, 0], [JUDGE_SIDE, 0], [JUDGE_SIDE, JUDGE_SIDE], [0, JUDGE_SIDE]], np.float32) + pad
     H = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
     square = cv2.warpPerspective(small, H, (JUDGE_SIDE + 2 * pad,) * 2, flags=cv2.INTER_LINEAR,
@@ -95,22 +99,28 @@ def _goes_on(small: np.ndarray, quad: np.ndarray, n: int) -> bool:
     bands = (m[pad - b:pad - a][::-1], m[pad + JUDGE_SIDE + a:pad + JUDGE_SIDE + b],
              m[:, pad - b:pad - a].T[::-1], m[:, pad + JUDGE_SIDE + a:pad + JUDGE_SIDE + b].T)
     half = max(1, int(0.12 * cell))
+    off = 3 * half  # beside a line, off it: paper where a line goes on, ink where text, a tint or halftone does
+
+    def most(cover: np.ndarray, at: float) -> float:
+        return float(cover[int(at) - half:int(at) + half + 1].max())
+
     for band in bands:
         cover = np.cumprod(band, axis=0).mean(axis=0)  # along the side: how far into the band ink runs unbroken
-        lines = [cover[int(pad + k * cell) - half:int(pad + k * cell) + half + 1].max() for k in range(1, n)]
-        cells = [cover[int(pad + (k + 0.5) * cell) - half:int(pad + (k + 0.5) * cell) + half + 1].max()
-                 for k in range(n)]
-        if np.mean(np.asarray(lines) >= CROSS) >= GOES_ON and np.mean(np.asarray(cells) >= CROSS) < GOES_ON / 2:
+        lines = [most(cover, pad + k * cell) >= CROSS and max(most(cover, pad + k * cell - off),
+                                                              most(cover, pad + k * cell + off)) < CROSS / 2
+                 for k in range(1, n)]
+        cells = [most(cover, pad + (k + 0.5) * cell) >= CROSS for k in range(n)]
+        if np.mean(lines) >= GOES_ON and np.mean(cells) < GOES_ON / 2:
             return True
     sides = 0  # the frame's sides going on past a corner (a + or T where a frame has an L)
-    off = 3 * half  # beside the line, off it: paper where a line goes on, ink where a tint or halftone does
     for p in (pad, pad + JUDGE_SIDE):
         for strip in (lambda lo, hi: m[lo:hi], lambda lo, hi: m[:, lo:hi].T):  # a horizontal, a vertical side
             across, beside = strip(p - half, p + half + 1), (strip(p - off - half, p - off + half + 1),
                                                                strip(p + off - half, p + off + half + 1))
-            for lo, hi in ((pad - b, pad - a), (pad + JUDGE_SIDE + a, pad + JUDGE_SIDE + b)):
+            near, far = int(PAST_CORNER[0] * cell), int(PAST_CORNER[1] * cell)
+            for lo, hi in ((pad - far, pad - near), (pad + JUDGE_SIDE + near, pad + JUDGE_SIDE + far)):
                 line = across[:, lo:hi].mean(axis=1).max()  # one line, not text
-                area = min(band[:, lo:hi].mean(axis=1).max() for band in beside)
+                area = max(band[:, lo:hi].mean(axis=1).max() for band in beside)  # paper on both sides
                 if line >= CROSS and area < CROSS / 2:
                     sides += 1
                     break
