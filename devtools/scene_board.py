@@ -26,6 +26,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from devtools.synth import find_font
 from kkvision.puzzle import Grid, Puzzle
+from kkvision.render import dashed
 
 RGB = tuple[int, int, int]
 Cell = tuple[int, int]
@@ -141,27 +142,6 @@ def cage_colouring(puzzle: Puzzle, colours: int, rng: random.Random) -> list[int
     return out
 
 
-def _dashed(d: ImageDraw.ImageDraw, pts: list[tuple[float, float]], colour: RGB, width: int, dash: float,
-            closed: bool = False) -> None:
-    """A polyline drawn dashed (dash on, dash off), the pattern running on round corners."""
-    if closed:
-        pts = pts + pts[:1]
-    on, left = True, dash
-    for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
-        seg = float(np.hypot(x1 - x0, y1 - y0))
-        t = 0.0
-        while t < seg - 1e-6:
-            step = min(left, seg - t)
-            if on:
-                a, b = t / seg, (t + step) / seg
-                d.line([(x0 + (x1 - x0) * a, y0 + (y1 - y0) * a), (x0 + (x1 - x0) * b, y0 + (y1 - y0) * b)],
-                       fill=colour, width=width)
-            t += step
-            left -= step
-            if left <= 1e-6:
-                on, left = not on, dash
-
-
 def draw_board(img: Image.Image, x0: float, y0: float, puzzle: Puzzle, st: BoardStyle, rng: random.Random,
                fill: Fill | None = None) -> Corners:
     """The puzzle drawn with its top-left cell corner at (x0, y0); its frame's outer corners."""
@@ -194,7 +174,7 @@ def draw_board(img: Image.Image, x0: float, y0: float, puzzle: Puzzle, st: Board
             p = (x0 + i * s, y0 + i * s)
             for seg in ([(p[0], y0), (p[0], y1)], [(x0, p[1]), (x1, p[1])]):
                 if st.thin_style == "dashed":
-                    _dashed(d, seg, st.thin_colour, st.thin, max(3.0, s / 10))
+                    dashed(d, seg, st.thin_colour, st.thin, max(3.0, s / 10))
                 else:
                     d.line(seg, fill=st.thin_colour, width=st.thin)
 
@@ -258,7 +238,7 @@ def _outlines(d: ImageDraw.ImageDraw, puzzle: Puzzle, st: BoardStyle, x0: float,
         for cnt in contours:
             pts = [(x0 + (float(px) - 2) * scale, y0 + (float(py) - 2) * scale) for px, py in cnt[:, 0, :]]
             if st.border == "dashed":
-                _dashed(d, pts, colour, width, max(3.0, s / 12), closed=True)
+                dashed(d, pts, colour, width, max(3.0, s / 12), closed=True)
             else:
                 d.line(pts + pts[:1], fill=colour, width=width, joint="curve")
 

@@ -107,16 +107,31 @@ def _not_judged(d: ImageDraw.ImageDraw, box: tuple[float, float, float, float], 
     """A dashed box round where the answer is written (below the label) and a '?'
     at its bottom right: written, not read surely, not judged."""
     x0, y0, x1, y1 = box
-    w, h, dash = x1 - x0, y1 - y0, DASH * (x1 - x0)
+    w, h = x1 - x0, y1 - y0
     a0, b0, a1, b1 = x0 + 0.15 * w, y0 + 0.32 * h, x1 - 0.15 * w, y1 - 0.08 * h
-    for (ax, ay), (bx, by) in (((a0, b0), (a1, b0)), ((a1, b0), (a1, b1)), ((a1, b1), (a0, b1)), ((a0, b1), (a0, b0))):
-        length = max(abs(bx - ax), abs(by - ay))
-        steps = max(1, int(length / (2 * dash)))
-        for t in range(steps):
-            f0, f1 = t / steps, (t + 0.5) / steps
-            d.line([(ax + (bx - ax) * f0, ay + (by - ay) * f0), (ax + (bx - ax) * f1, ay + (by - ay) * f1)],
-                   fill=NOT_JUDGED, width=width)
+    dashed(d, [(a0, b0), (a1, b0), (a1, b1), (a0, b1)], NOT_JUDGED, width, DASH * w, closed=True)
     d.text((a1 - 0.03 * w, b1 - 0.03 * h), "?", font=font, fill=NOT_JUDGED, anchor="rs")
+
+
+def dashed(d: ImageDraw.ImageDraw, pts: list[tuple[float, float]], colour: tuple[int, ...], width: int, dash: float,
+           closed: bool = False) -> None:
+    """A polyline drawn dashed (dash on, dash off), the pattern running on round corners."""
+    if closed:
+        pts = pts + pts[:1]
+    on, left = True, dash
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+        seg = float(np.hypot(x1 - x0, y1 - y0))
+        t = 0.0
+        while t < seg - 1e-6:
+            step = min(left, seg - t)
+            if on:
+                a, b = t / seg, (t + step) / seg
+                d.line([(x0 + (x1 - x0) * a, y0 + (y1 - y0) * a), (x0 + (x1 - x0) * b, y0 + (y1 - y0) * b)],
+                       fill=colour, width=width)
+            t += step
+            left -= step
+            if left <= 1e-6:
+                on, left = not on, dash
 
 
 def _labels(d: ImageDraw.ImageDraw, geom: GridGeometry, labels: tuple[LabelDecision, ...]) -> None:
