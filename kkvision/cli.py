@@ -538,7 +538,14 @@ def cmd_convert(args: argparse.Namespace) -> int:
         puzzle: Puzzle | None
         if outcome.result is not None:
             text, puzzle, notes = formats.write(outcome.result.puzzle, args.to), outcome.result.puzzle, list(outcome.result.notes)
-            unsure: list[dict[str, Any]] = []
+            # the reading solve uses (labels changed so that it solves included); the unsure ones named
+            unsure: list[dict[str, Any]] = [
+                {"cell": cell_name(lb.cells[0]), "used": lb.used.label, "used_probability": round(lb.used_probability, 4),
+                 "how": lb.how if lb.how != "read" else "unsure"} for lb in outcome.result.labels
+                if lb.unsure and lb.how != "given"]
+            if unsure:
+                log.warning("%slabels to check against the picture: %s", where or f"{page.name}: ",
+                            ", ".join(f"{u['cell']} {u['used']} ({u['how']})" for u in unsure))
         elif outcome.seen is not None and isinstance(outcome.error, REFUSED):
             text, puzzle, unsure = _as_read(outcome.seen, args.to, where or f"{page.name}: ")
             notes = [f"written as read: {outcome.error.message}"]

@@ -315,3 +315,33 @@ def test_convert_writes_a_refused_picture_as_read_for_the_user_to_edit(samples, 
     fixed = tmp_path / "fixed.json"
     fixed.write_text(json.dumps(as_read))
     assert main(["solve", str(fixed)]) == 0
+
+
+def test_convert_writes_the_reading_solve_uses_and_names_its_unsure_labels(samples, monkeypatch, capsys,
+                                                                           no_tesseract):
+    """A label read 60/40 between two texts, the first solving: convert writes the puzzle solve answers
+    (that label as solve takes it) and names the label to check, on stderr and in the JSON."""
+    from kkvision.vision import labels as clues_mod
+    from kkvision.vision.labels import LabelReading
+
+    real = clues_mod.read_labels
+
+    def unsure(square, boxes):
+        out = real(square, boxes)
+        cells = [(int(round(b[1] / (900 / 4))), int(round(b[0] / (900 / 4)))) for b in boxes]
+        out[cells.index((0, 0))] = LabelReading((("8*", 0.6), ("3*", 0.4)))  # A1 8* (3* has no solution)
+        return out
+
+    monkeypatch.setattr(clues_mod, "read_labels", unsure)
+    path = str(samples / "nyt-2009-02-13.png")
+    assert main(["convert", "--json", "--to", "keen", path]) == 0
+    captured = capsys.readouterr()
+    rec = json.loads(captured.out)
+    assert [(u["cell"], u["used"], u["how"]) for u in rec["labels"]] == [("A1", "8*", "unsure")]
+    assert "labels to check against the picture: A1 8*" in captured.err
+    text = rec["text"]
+    assert main(["solve", "--json", "--no-image", path]) == 0
+    solved = json.loads(capsys.readouterr().out)
+    from kkvision import formats
+
+    assert formats.write(formats.read(text), "json") == formats.write(formats.read(json.dumps(solved["puzzle"])), "json")
