@@ -71,6 +71,7 @@ from devtools.scene_board import (
 )
 from devtools.synth import HELDOUT_FONTS, TRAIN_FONTS
 from kkvision.puzzle import Grid, Puzzle
+from kkvision.vocab import Cell
 
 FAMILIES = ("app", "web", "print", "filled", "photo", "turned", "dim")
 SCENE_TRAIN_FONTS = ("Inter-Bold.otf", "Inter-SemiBold.otf", "Manrope-Bold.ttf", "JetBrainsMono-Bold.ttf",
@@ -205,6 +206,7 @@ class Truth:
     puzzle: Puzzle
     solution: Grid
     corners: Corners
+    fill: Fill | None = None  # the answers and pencil marks written in its cells (filled scenes)
 
     @property
     def box(self) -> tuple[int, int, int, int]:
@@ -244,7 +246,7 @@ class Draft:
     """A scene being made: the RGB picture, the KenKens drawn so far (corners follow every warp)."""
 
     picture: np.ndarray
-    puzzles: list[tuple[Puzzle, Grid]]
+    puzzles: list[tuple[Puzzle, Grid, Fill | None]]  # each with what was written in its cells
     corners: list[Corners]
     ext: str
     quality: int = 92
@@ -279,7 +281,7 @@ def scene(family: str, seed: int, heldout: bool = False, **knobs: object) -> Sce
         raise TypeError(f"scene({family!r}): unknown knobs {', '.join(k.given)}")
     data = parts.encode(draft.picture, draft.ext, draft.quality)
     order = reading_order([_box(c) for c in draft.corners])
-    truths = tuple(Truth(draft.puzzles[i][0], draft.puzzles[i][1], draft.corners[i]) for i in order)
+    truths = tuple(Truth(*draft.puzzles[i][:2], draft.corners[i], draft.puzzles[i][2]) for i in order)
     return Scene(family, theme.name, seed, heldout, data, draft.ext, truths, tuple(draft.notes))
 
 
@@ -350,13 +352,16 @@ def _fit(rng: random.Random, theme: Theme, side: float, n: int, **kw: object) ->
     return replace(st, cell=(side - st.frame) / n)
 
 
-def _fill(rng: random.Random, theme: Theme, heldout: bool, grid: Grid, mode: str) -> Fill:
-    """Answers and pencil marks as a player leaves them: `mode` says how they were written."""
+def _fill(rng: random.Random, theme: Theme, heldout: bool, grid: Grid, mode: str, wrong: object = None) -> Fill:
+    """Answers and pencil marks as a player leaves them: `mode` says how they were written;
+    `wrong` (the knob), exactly that many answers wrong (else a few, in some fills)."""
     n = len(grid)
     kinds = {"typed": ("typed",), "written": ("written",), "drawn": ("drawn",), "pencil": ("typed",),
              "mixed": ("typed", "written", "drawn")}[mode]
     share = rng.uniform(0.0, 0.3) if mode == "pencil" else rng.uniform(0.3, 1.0)
     answers = solution_fill(grid, rng, share, kinds, wrong=0.05 if rng.random() < 0.3 else 0.0)
+    if wrong is not None:
+        answers = _exactly_wrong(answers, grid, int(wrong), kinds, rng)
     pencil = {}
     if mode in ("pencil", "mixed") or rng.random() < 0.2:
         for r in range(n):
@@ -381,6 +386,20 @@ DEVICES = {"phone": ((720, 828, 1080, 1080, 1170, 1242, 1284, 1440), (1.95, 2.25
            "tablet": ((1200, 1536, 1668, 2048), (0.7, 1.45), (768, 1024)),
            "desktop": ((1280, 1366, 1440, 1920), (0.55, 0.66), (1100, 1600))}
 
+
+
+def _exactly_wrong(answers: dict[Cell, tuple[int, str]], grid: Grid, count: int, kinds: tuple[str, ...],
+                   rng: random.Random) -> dict[Cell, tuple[int, str]]:
+    """The answers with exactly `count` of them wrong (cells answered as needed)."""
+    n = len(grid)
+    out = {cell: (grid[cell[0]][cell[1]], how) for cell, (_, how) in answers.items()}
+    empty = [(r, c) for r in range(n) for c in range(n) if (r, c) not in out]
+    while len(out) < count and empty:
+        cell = empty.pop(rng.randrange(len(empty)))
+        out[cell] = (grid[cell[0]][cell[1]], rng.choice(kinds))
+    for cell in rng.sample(sorted(out), min(count, len(out))):
+        out[cell] = (rng.choice([d for d in range(1, n + 1) if d != grid[cell[0]][cell[1]]]), out[cell][1])
+    return out
 
 def _app(rng: random.Random, theme: Theme, heldout: bool, k: Knobs, fill_mode: str | None = None) -> Draft:
     """A game app's screenshot: bars, the board, a keypad, ads."""
@@ -460,7 +479,7 @@ def _app(rng: random.Random, theme: Theme, heldout: bool, k: Knobs, fill_mode: s
     st = replace(_fit(rng, theme, side, n, labels=(0.13, 0.3), frame=rng.choice(["thick", "thin", "same"])),
                  highlight=(rng.randrange(n), rng.randrange(n)) if rng.random() < 0.35 else None,
                  selected=(rng.randrange(n), rng.randrange(n)) if rng.random() < 0.5 else None)
-    fill = _fill(rng, theme, heldout, grid, fill_mode) if fill_mode else None
+    fill = _fill(rng, theme, heldout, grid, fill_mode, k.given.get("wrong")) if fill_mode else None
     if fill is None and rng.random() < 0.15:  # a game just begun: a few pencil marks
         fill = replace(_fill(rng, theme, heldout, grid, "pencil"), answers={})
     corners = draw_board(img, bx + st.frame / 2, by + st.frame / 2, puzzle, st, rng, fill)
@@ -470,7 +489,7 @@ def _app(rng: random.Random, theme: Theme, heldout: bool, k: Knobs, fill_mode: s
                      per=rng.choice([2, 3]) if landscape else None)
         notes.append(f"keypad={keypad}{'-1..9' if nine else ''}")
     ext = ".jpg" if rng.random() < 0.15 else ".png"  # a screenshot sent through a chat app is a JPEG
-    return Draft(np.asarray(img), [(puzzle, grid)], [corners], ext, rng.randint(75, 95), notes)
+    return Draft(np.asarray(img), [(puzzle, grid, fill)], [corners], ext, rng.randint(75, 95), notes)
 
 
 # ---------------------------------------------------------------- web
@@ -518,7 +537,7 @@ def _web(rng: random.Random, theme: Theme, heldout: bool, k: Knobs, fill_mode: s
         side = min(col1 - col0, H - y - 20 * u)
     st = _fit(rng, theme, side, n, labels=(0.1, 0.45), frame=rng.choice(["thin", "thin", "same", "thick"]))
     bx = col0 if rng.random() < 0.5 else (col0 + col1 - side) / 2
-    fill = _fill(rng, theme, heldout, grid, fill_mode) if fill_mode else None
+    fill = _fill(rng, theme, heldout, grid, fill_mode, k.given.get("wrong")) if fill_mode else None
     corners = draw_board(img, bx + st.frame / 2, y + st.frame / 2, puzzle, st, rng, fill)
     notes = ["mobile" if mobile else "desktop", f"labels={st.label_frac:.2f}", f"minus={st.minus}",
              f"times={st.times}"]
@@ -568,7 +587,7 @@ def _web(rng: random.Random, theme: Theme, heldout: bool, k: Knobs, fill_mode: s
         d.rounded_rectangle([W - 140 * u, H - ch * 0.75, W - 20 * u, H - ch * 0.25], radius=6 * u,
                             fill=(80, 160, 255))
         notes.append("cookies")
-    return Draft(np.asarray(img), [(puzzle, grid)], [corners], ".png", 92, notes)
+    return Draft(np.asarray(img), [(puzzle, grid, fill)], [corners], ".png", 92, notes)
 
 
 # ---------------------------------------------------------------- print
@@ -653,13 +672,13 @@ def _print_page(rng: random.Random, theme: Theme, heldout: bool, k: Knobs, fill_
                     "right": [(gx + side + gap + lw, gy - ext), (gx + side + gap + lw, gy + side + ext)]}[edge]
             d.line(line, fill=theme.accent, width=lw + rng.randint(0, 2))
             fk = f"rule-{edge}"
-        fill = _fill(rng, theme, heldout, grid, fill_mode) if fill_mode else None
+        fill = _fill(rng, theme, heldout, grid, fill_mode, k.given.get("wrong")) if fill_mode else None
         cs = draw_board(img, gx + st.frame / 2, gy + st.frame / 2, puzzle, st, rng, fill)
         if fk == "text":  # a caption right under the frame
             d.text((gx, gy + side + rng.uniform(0, 3)), "Solution on page " + str(rng.randint(2, 40)) + ". "
                    + parts.words(rng, 3), font=tf, fill=ink, anchor="lt")
         notes.append(f"frame={fk}")
-        puzzles.append((puzzle, grid))
+        puzzles.append((puzzle, grid, fill))
         corners.append(cs)
     for i in range(len(kinds), rows * cols):  # an empty slot: text
         r, c = divmod(i, cols)
@@ -710,7 +729,8 @@ def _base(rng: random.Random, theme: Theme, heldout: bool, k: Knobs, fill_mode: 
 def _filled(rng: random.Random, theme: Theme, heldout: bool, k: Knobs) -> Draft:
     mode = str(k.take("mode", lambda: rng.choice(FILL_MODES)))
     _, draft = _base(rng, theme, heldout, k, mode, allow=("app", "web", "print"))
-    draft.notes.append(f"fill={mode}")
+    wrong = k.take("wrong", lambda: None)  # read by every _fill of the page; taken here, as used
+    draft.notes.append(f"fill={mode}" + (f" wrong={wrong}" if wrong is not None else ""))
     return draft
 
 
