@@ -1,6 +1,7 @@
 """`kkvision check` on filled-in pictures: is the verdict honest?
 
     .venv/bin/python bench/check.py [--count 60] [--seed 0] [--jobs 2] [--fails]
+                                    [--digit-model PATH] [--label-model PATH]
 
 Renders 2 x count filled-in scenes (devtools/scenes.py family 'filled', train and
 held-out themes; answers typed by an app, written by hand in fonts of hands,
@@ -69,10 +70,19 @@ def _match(box: tuple[int, int, int, int] | None, truths: list) -> object | None
     return best if best is not None and shared(best) > 0.5 else None
 
 
-def run(args: tuple[int, bool, str, int]) -> Score:
+def _worker_init(digit_model: Path | None, label_model: Path | None) -> None:
     import cv2
 
-    cv2.setNumThreads(1)
+    from kkvision.vision import digits, labels, nets
+
+    cv2.setNumThreads(1)  # the pool's workers share the cores
+    if digit_model is not None:
+        nets.use_model(digits.MODEL, digit_model)
+    if label_model is not None:
+        nets.use_model(labels.MODEL, label_model)
+
+
+def run(args: tuple[int, bool, str, int]) -> Score:
     seed, heldout, mode, wrong = args
     sc = scene("filled", seed, heldout=heldout, mode=mode, wrong=wrong)
     score = Score(mode, "heldout" if heldout else "train", sc.name)
@@ -141,10 +151,12 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--fails", action="store_true")
+    ap.add_argument("--digit-model", type=Path, help="read written cells with this model file (one just trained)")
+    ap.add_argument("--label-model", type=Path, help="read labels with this model file")
     args = ap.parse_args()
     cases = [(args.seed + i, heldout, FILL_MODES[i % len(FILL_MODES)], WRONG_COUNTS[i % len(WRONG_COUNTS)])
              for heldout in (False, True) for i in range(args.count)]
-    with ProcessPoolExecutor(args.jobs) as pool:
+    with ProcessPoolExecutor(args.jobs, initializer=_worker_init, initargs=(args.digit_model, args.label_model)) as pool:
         scores = list(pool.map(run, cases))
     print(table(scores))
     if args.fails:
