@@ -43,6 +43,10 @@ CROP_TOP, CROP_BOTTOM = -0.05, 0.47
 # border, reads a neighbour's label as part of the cell's when it sees it whole).
 TALL = (1.1, 1.25)
 SURE = 0.9  # a grid whose every cell reads at least this surely is not read again with the TALL crop
+CUT_OFF = 0.1  # ... nor one where fewer than this share of its labels reach the usual crop's bottom (cut off there):
+               # book photos 0, big web labels 0.5-1, small app labels among dashed outlines 0.16 (read better TALL)
+FOOT = (3, (0.12, 0.6), 0.5)  # a label reaches the bottom: ink (darkness >= 0.5) in the crop's last 3 rows, from
+                              # past the cell's left border (at 0.05 of the crop) to 60% of its width
 TALL_GAIN = 1.0  # nats: the TALL crop is kept only when its cells' best texts are this much likelier, in sum
 MIN_CONTRAST = 0.16  # darkness stretch never amplifies less than this (of 255) into full ink
 BEAM = 8  # texts kept per step of the beam search
@@ -132,17 +136,27 @@ def decode(probs: np.ndarray, keep: int = 5) -> tuple[tuple[str, float], ...]:
 def read_labels(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, float]]) -> list[LabelReading]:
     """The most probable texts of the label in each cell (an empty text: no
     label), from the usual crop or, for a grid of big labels, the TALL one."""
-    usual = _read(gray, cell_boxes, (1.0, 1.0))
-    if all(rd.texts and rd.texts[0][1] >= SURE for rd in usual):
+    crops, usual = _read(gray, cell_boxes, (1.0, 1.0))
+    if all(rd.texts and rd.texts[0][1] >= SURE for rd in usual) or _cut_off(crops, usual) < CUT_OFF:
         return usual
-    tall = _read(gray, cell_boxes, TALL)
+    _, tall = _read(gray, cell_boxes, TALL)
     return tall if _sureness(tall) > _sureness(usual) + TALL_GAIN else usual
 
 
 def _read(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, float]], scale: tuple[float, float]
-          ) -> list[LabelReading]:
+          ) -> tuple[list[np.ndarray], list[LabelReading]]:
     crops = [label_crop(gray, box, scale) for box in cell_boxes]
-    return [LabelReading(decode(p)) for p in probabilities(crops)]
+    return crops, [LabelReading(decode(p)) for p in probabilities(crops)]
+
+
+def _cut_off(crops: list[np.ndarray], readings: list[LabelReading]) -> float:
+    """The share of the cells read as labelled whose ink reaches the crop's bottom
+    under the label (a big label's foot cut off, or an answer written below it)."""
+    rows, (left, right), ink = FOOT
+    labelled = [c for c, rd in zip(crops, readings) if rd.texts and rd.texts[0][0]]
+    if not labelled:
+        return 1.0  # nothing read as a label: perhaps all cut off
+    return float(np.mean([c[-rows:, int(left * CROP_W):int(right * CROP_W)].max() >= ink for c in labelled]))
 
 
 def _sureness(readings: list[LabelReading]) -> float:
