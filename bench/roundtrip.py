@@ -6,9 +6,9 @@ For every picture in the folders (default: samples/ and ../shared/real-dev/*)
 that kkvision solves, the answer is drawn into it as `kkvision solve` does
 (PNG), and that picture is read again:
   same     `solve` of the output gives the same puzzle (cages and clues) and solution
-  no wrong `check` of the output calls no cell wrong (today's exit 0)
+  no wrong `check` of the output calls no cell wrong (exit 0 or 15, never 11)
   all read `check` of the output reads every cell surely, filled and right (no blank, no
-           unsure cell): the drawn digits are read back as the answers
+           unsure cell: check's exit 0): the drawn digits are read back as the answers
   convert  `kkvision convert PICTURE --to json` then `kkvision solve` of that text gives
            the same solution (the text holds the reading solve used, not first readings)
 Pictures kkvision refuses in the first place are counted apart (they give no output).
