@@ -448,8 +448,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         else:
             print(grid_text(check.answers, set(check.wrong), set(unsure)))
             print(f"{len(check.wrong)} wrong, {len(blank)} blank"
-                  + (f", {len(unsure)} not judged ({', '.join(map(cell_name, unsure))}: written but not read surely;"
-                     " marked ? )" if unsure else "")
+                  + (f", {len(unsure)} not judged ({', '.join(map(cell_name, unsure))}: written but not read surely,"
+                     " marked ?)" if unsure else "")
                   + ("; the grid is complete" if not blank and not unsure else "")
                   + (" (wrong cells are marked with !)" if check.wrong else ""))
             if verdict_code == ExitCode.ANSWERS_UNSURE:
@@ -457,7 +457,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                       " marked ? yourself, or type your answers in a file: kkvision check PICTURE ANSWERS")
         code = code or verdict_code
     if image:
-        log.warning("wrong cells marked in %s", image)
+        log.warning("checked picture (wrong cells circled, blanks boxed, cells not judged marked ?) written to %s",
+                    image)
     return code
 
 
