@@ -352,12 +352,18 @@ def _open_report(path: Path | None) -> Any:
     return write
 
 
-def _source(args: argparse.Namespace) -> Source:
-    """The one picture or text that check, hint and convert take."""
+def _source(args: argparse.Namespace, drawn: bool = False) -> Source:
+    """The one picture or text that check, hint and convert take; `drawn`: the
+    command draws into a picture beside it (unless -o or --no-image), whose
+    folder is checked writable before any work."""
     sources = expand([args.input], args.dpi)
     if len(sources) != 1:
         raise UsageError(f"{args.input}: {len(sources)} pictures or pages; {args.command} takes one"
                          " (solve takes any number)")
+    if drawn and not args.no_image and args.output is None:
+        from .batch import writable_beside
+
+        writable_beside(sources[0], None)
     return sources[0]
 
 
@@ -392,13 +398,10 @@ def _picture(args: argparse.Namespace, page: Page, source: Source, kind: str, dr
 def cmd_check(args: argparse.Namespace) -> int:
     """The user's answers (a text file, or read from the picture's cells) against each puzzle's solution."""
     from .answers import CheckResult, check_answers, read_answers, verdict_of, written_answers
-    from .batch import writable_beside
     from .render import Drawing
     from .sources import read_text
 
-    source = _source(args)
-    if not args.no_image and args.output is None:
-        writable_beside(source, None)
+    source = _source(args, drawn=True)
     page = read_source(source, _options(args), args.dpi)
     if args.answers is None and page.picture is None:
         raise UsageError("check a puzzle text against an answers file: kkvision check PUZZLE ANSWERS")
@@ -465,15 +468,12 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_hint(args: argparse.Namespace) -> int:
     """For each puzzle, a few cells that follow from the clues by the simplest reasoning, with the reason for each."""
     from .answers import read_answers, written_answers
-    from .batch import writable_beside
     from .hints import Hint, hints
     from .puzzle import Grid
     from .render import Drawing
     from .sources import read_text
 
-    source = _source(args)
-    if not args.no_image and args.output is None:
-        writable_beside(source, None)
+    source = _source(args, drawn=True)
     page = read_source(source, _options(args), args.dpi)
     if args.answers is not None and len(page.outcomes) > 1:
         raise UsageError(f"{page.name} holds {len(page.outcomes)} puzzles and a progress file is for one:"

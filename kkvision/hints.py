@@ -44,19 +44,19 @@ def hints(puzzle: Puzzle, solution: Grid, count: int = 1, progress: Grid | None 
     cells that follow from the clues and the digits written right, simplest
     reasoning first."""
     n = puzzle.size
-    written = {(r, c): progress[r][c] for r in range(n) for c in range(n) if progress and progress[r][c]}
-    wrong = [_wrong(puzzle, cell, d, solution, written) for cell, d in sorted(written.items())
-             if d != solution[cell[0]][cell[1]]]
-    right = {cell: d for cell, d in written.items() if d == solution[cell[0]][cell[1]]}
-    cand = {(r, c): set(range(1, n + 1)) for r in range(n) for c in range(n)}
-    for cell, d in right.items():
-        cand[cell] = {d}
     fillings: dict[Cage, list[tuple[int, ...]] | None] = {}
     for cage in puzzle.cages:
         try:
             fillings[cage] = cage_tuples(cage, n, budget=TUPLE_BUDGET)
         except TooManyTuples:
             fillings[cage] = None
+    written = {(r, c): progress[r][c] for r in range(n) for c in range(n) if progress and progress[r][c]}
+    wrong = [_wrong(puzzle, cell, d, solution, written, fillings) for cell, d in sorted(written.items())
+             if d != solution[cell[0]][cell[1]]]
+    right = {cell: d for cell, d in written.items() if d == solution[cell[0]][cell[1]]}
+    cand = {(r, c): set(range(1, n + 1)) for r in range(n) for c in range(n)}
+    for cell, d in right.items():
+        cand[cell] = {d}
     found: list[Hint] = []
     known: dict[Cell, int] = dict(right)
     while len(found) < count:
@@ -72,20 +72,19 @@ def hints(puzzle: Puzzle, solution: Grid, count: int = 1, progress: Grid | None 
     return wrong + found
 
 
-def _wrong(puzzle: Puzzle, cell: Cell, d: int, solution: Grid, written: dict[Cell, int]) -> Hint:
-    """A cell written wrong, with the simplest reason it cannot hold its digit."""
+def _wrong(puzzle: Puzzle, cell: Cell, d: int, solution: Grid, written: dict[Cell, int],
+           fillings: dict[Cage, list[tuple[int, ...]] | None]) -> Hint:
+    """A cell written wrong, with the simplest reason it cannot hold its digit
+    (`fillings`: every cage's fillings as listed, None where too many)."""
     n, (r, c) = puzzle.size, cell
     right = solution[r][c]
-    for kind, line in (("row", [(r, k) for k in range(n)]), ("column", [(k, c) for k in range(n)])):
+    for kind, k, line in (("row", r, [(r, j) for j in range(n)]), ("column", c, [(j, c) for j in range(n)])):
         twin = next((other for other in line if other != cell and written.get(other) == d), None)
         if twin is not None:
-            where = f"row {r + 1}" if kind == "row" else f"column {chr(ord('A') + c)}"
-            return Hint(cell, right, f"{cell_name(cell)} holds {d}, but {where} has {d} at {cell_name(twin)} too", d)
+            return Hint(cell, right, f"{cell_name(cell)} holds {d}, but {_line(kind, k)} has {d} at"
+                                     f" {cell_name(twin)} too", d)
     cage = next(cg for cg in puzzle.cages if cell in cg.cells)
-    try:
-        tuples = cage_tuples(cage, n, budget=TUPLE_BUDGET)
-    except TooManyTuples:
-        tuples = None
+    tuples = fillings[cage]
     if tuples is not None:
         fits = [t for t in tuples if all(written.get(x, v) == v for v, x in zip(t, cage.cells))]
         if not fits:
@@ -145,10 +144,14 @@ def _next(puzzle: Puzzle, cand: dict[Cell, set[int]], fillings: dict[Cage, list[
             for kind, line in (("row", [(k, c) for c in range(n)]), ("column", [(r, k) for r in range(n)])):
                 places = [cell for cell in line if d in cand[cell]]
                 if len(places) == 1 and places[0] not in known:
-                    where = f"{kind} {k + 1}" if kind == "row" else f"column {chr(ord('A') + k)}"
-                    return Hint(places[0], d, f"the only place left for {d} in {where}")
+                    return Hint(places[0], d, f"the only place left for {d} in {_line(kind, k)}")
     for cell, left in sorted(cand.items()):
         if cell not in known and len(left) == 1:
             d = next(iter(left))
             return Hint(cell, d, f"every other digit is ruled out here by its row, column and cage: {d}")
     return None
+
+
+def _line(kind: str, k: int) -> str:
+    """Row k or column k as the grid's names say it: 'row 4', 'column C'."""
+    return f"row {k + 1}" if kind == "row" else f"column {chr(ord('A') + k)}"

@@ -81,21 +81,17 @@ def _layer(drawing: Drawing) -> np.ndarray:
         for c in range(n):
             x0, y0, x1, y1 = geom.cell_box(r, c)
             cx, cy = (x0 + x1) / 2, y0 + 0.62 * (y1 - y0)
+            if (r, c) in wrong:  # check's wrong cell, or a hint's cell written wrong: circled, no digit
+                m = 0.18 * (x1 - x0)
+                d.ellipse([x0 + m, y0 + m, x1 - m, y1 - m], outline=WRONG, width=max(3, SIDE // (60 * n)))
             if drawing.check:
                 if (r, c) in blank:
                     m = 0.3 * (x1 - x0)
                     d.rectangle([x0 + m, y0 + m, x1 - m, y1 - m], outline=BLANK, width=max(2, SIDE // (90 * n)))
-                if (r, c) in wrong:
-                    m = 0.18 * (x1 - x0)
-                    d.ellipse([x0 + m, y0 + m, x1 - m, y1 - m], outline=WRONG, width=max(3, SIDE // (60 * n)))
                 if (r, c) in drawing.unsure:
                     _not_judged(d, (x0, y0, x1, y1), _font(int(0.3 * SIDE / n)), max(2, SIDE // (90 * n)))
                 continue
-            if (r, c) in wrong:  # a hint's cell written wrong
-                m = 0.18 * (x1 - x0)
-                d.ellipse([x0 + m, y0 + m, x1 - m, y1 - m], outline=WRONG, width=max(3, SIDE // (60 * n)))
-                continue
-            if grid[r][c]:  # 0: a cell left empty (hints show only some cells)
+            if grid[r][c] and (r, c) not in wrong:  # 0: a cell left empty (hints show only some cells)
                 d.text((cx, cy), str(grid[r][c]), font=font, fill=SOLUTION_ON_DARK if geom.light_on_dark else SOLUTION,
                        anchor="mm")
     _labels(d, geom, drawing.labels)

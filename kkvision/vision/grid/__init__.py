@@ -113,11 +113,11 @@ def _goes_on(small: np.ndarray, quad: np.ndarray, n: int) -> bool:
         if np.mean(lines) >= GOES_ON and np.mean(cells) < GOES_ON / 2:
             return True
     sides = 0  # the frame's sides going on past a corner (a + or T where a frame has an L)
+    near, far = int(PAST_CORNER[0] * cell), int(PAST_CORNER[1] * cell)
     for p in (pad, pad + JUDGE_SIDE):
         for strip in (lambda lo, hi: m[lo:hi], lambda lo, hi: m[:, lo:hi].T):  # a horizontal, a vertical side
             across, beside = strip(p - half, p + half + 1), (strip(p - off - half, p - off + half + 1),
                                                                strip(p + off - half, p + off + half + 1))
-            near, far = int(PAST_CORNER[0] * cell), int(PAST_CORNER[1] * cell)
             for lo, hi in ((pad - far, pad - near), (pad + JUDGE_SIDE + near, pad + JUDGE_SIDE + far)):
                 line = across[:, lo:hi].mean(axis=1).max()  # one line, not text
                 area = max(band[:, lo:hi].mean(axis=1).max() for band in beside)  # paper on both sides
