@@ -19,6 +19,24 @@ def sure(puzzle: Puzzle, p: float = 0.97) -> list[ClueReading]:
     return [ClueReading(c.cells, ((text_of(c), p),)) for c in puzzle.cages]
 
 
+def unsolvable_misread(puzzle: Puzzle, tries: int) -> tuple[int, Cage]:
+    """The first '+' cage (its index) and a target up to `tries` above its own that leave
+    the puzzle without a solution: a misread the reading must not answer with."""
+    from kkvision.errors import Unsolvable
+    from kkvision.solver import solve
+
+    for k, cage in enumerate(puzzle.cages):
+        if cage.op != "+":
+            continue
+        for target in range(cage.target + 1, cage.target + 1 + tries):
+            wrong = Cage("+", target, cage.cells)
+            try:
+                solve(Puzzle(puzzle.size, puzzle.cages[:k] + (wrong,) + puzzle.cages[k + 1:]), 5.0)
+            except Unsolvable:
+                return k, wrong
+    pytest.fail("every '+' misread of this puzzle still has a solution: the test checks nothing")
+
+
 def test_labels_read_right_give_the_solution_without_notes():
     puzzle, grid = random_puzzle(6, seed=4)
     res = resolve(6, tuple(sure(puzzle)), 10.0)
@@ -27,20 +45,9 @@ def test_labels_read_right_give_the_solution_without_notes():
 
 
 def test_a_misread_that_leaves_no_solution_gives_way_to_the_next_reading():
-    from kkvision.errors import Unsolvable
-    from kkvision.solver import solve
-
     puzzle, grid = random_puzzle(5, seed=9)
-    for k, cage in enumerate(puzzle.cages):
-        if cage.op != "+":
-            continue
-        wrong = Cage("+", cage.target + 1, cage.cells)
-        try:
-            solve(Puzzle(5, puzzle.cages[:k] + (wrong,) + puzzle.cages[k + 1:]), 5.0)
-        except Unsolvable:
-            break
-    else:
-        pytest.fail("every '+' misread of this puzzle still has a solution: the test checks nothing")
+    k, wrong = unsolvable_misread(puzzle, tries=1)
+    cage = puzzle.cages[k]
     readings = sure(puzzle)
     readings[k] = ClueReading(cage.cells, ((text_of(wrong), 0.6), (text_of(cage), 0.35)))
     res = resolve(5, tuple(readings), 10.0)
@@ -122,19 +129,10 @@ def test_a_given_label_that_leaves_no_solution_is_named_never_dropped():
     """--label A1=... the other labels, as read, cannot meet: exit 7 naming it (was a silent
     overruling of other labels, or 'cannot read the labels at' cells the user never touched)."""
     from kkvision.errors import Unsolvable
-    from kkvision.solver import solve
 
     puzzle, grid = random_puzzle(6, seed=4)
-    k = next(i for i, c in enumerate(puzzle.cages) if c.op == "+")
+    k, wrong = unsolvable_misread(puzzle, tries=19)
     cage = puzzle.cages[k]
-    for target in range(cage.target + 1, cage.target + 20):
-        wrong = Cage("+", target, cage.cells)
-        try:
-            solve(Puzzle(6, puzzle.cages[:k] + (wrong,) + puzzle.cages[k + 1:]), 5.0)
-        except Unsolvable:
-            break
-    else:
-        pytest.fail("every '+' target of this cage still has a solution: the test checks nothing")
     readings = sure(puzzle)
     readings[k] = ClueReading(cage.cells, ((text_of(wrong), 1.0),), "given")
     with pytest.raises(Unsolvable, match=re.escape(f"--label {cage.where}={text_of(wrong)}: the puzzle has no solution")):
