@@ -106,7 +106,44 @@ def _parser() -> argparse.ArgumentParser:
     v = sub.add_parser("convert", help="print a puzzle (text or image) in another text format")
     reading(v)
     v.add_argument("--to", choices=formats.FORMATS, required=True)
+    _serve_parser(sub)
     return p
+
+
+def _serve_parser(sub: Any) -> None:
+    """`kkvision serve`: its options (the server itself is kkvision.serve, loaded only when run)."""
+    w = sub.add_parser(
+        "serve", help="a web page for phones (and its JSON API): photo in; answer, hint or check out",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Serve a web page (and POST /api/solve, /api/hint, /api/check) that reads a photo of a\n"
+                    "KenKen, solves it, gives hints or checks your answers, drawn onto the picture.\n\n"
+                    "From a phone on the same network: run it with --host 0.0.0.0 and open\n"
+                    "http://THIS-MACHINE'S-ADDRESS:PORT/ on the phone (the address is printed at start).\n"
+                    "It has no accounts: anyone who can reach the port can use it, so run it on a\n"
+                    "trusted network, or behind a proxy that adds them.  Needs: pip install 'kkvision[serve]'.")
+    loudness(w, default=argparse.SUPPRESS)
+    w.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every network)")
+    w.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free one, printed)")
+    w.add_argument("--workers", type=int, default=0, help="processes reading and solving (default: the number of cores)")
+    w.add_argument("--queue", type=int, default=-1,
+                   help="requests waiting for a worker before 503 + Retry-After (default 4 per worker)")
+    w.add_argument("--max-upload", default="20MB", help="largest request body, refused with 413 (default 20MB)")
+    w.add_argument("--max-pixels", type=int, default=50_000_000,
+                   help="refuse pictures declaring more pixels than this, from the header (413; default 50 MP)")
+    w.add_argument("--time-limit", type=float, default=20.0,
+                   help="seconds one request may take in its worker (default 20); past it: the exit-12 record")
+    w.set_defaults(puzzle=None, label=None)  # the reading options _check_args looks at
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the page and the API until Ctrl-C."""
+    from .serve.config import ServeConfig, parse_size
+    from .serve.server import run
+
+    config = ServeConfig(args.host, args.port, args.workers, args.queue, parse_size(args.max_upload),
+                         args.max_pixels, args.time_limit)
+    return run(config, verbose=args.verbose)
 
 
 class _Version(argparse.Action):
@@ -589,7 +626,8 @@ def main(argv: list[str] | None = None) -> int:
     _log_to_stderr(logging.INFO if args.verbose else logging.ERROR if args.quiet else logging.WARNING)
     try:
         _check_args(args)
-        return int({"solve": cmd_solve, "check": cmd_check, "convert": cmd_convert, "hint": cmd_hint}[args.command](args))
+        return int({"solve": cmd_solve, "check": cmd_check, "convert": cmd_convert, "hint": cmd_hint,
+                    "serve": cmd_serve}[args.command](args))
     except KkvisionError as exc:
         if args.verbose:
             traceback.print_exc()

@@ -17,6 +17,8 @@ command -v tesseract >/dev/null 2>&1 || need+=(tesseract-ocr)
 # PT Sans, Quicksand, IBM 3270), humanist, condensed, display and slab faces, and
 # a few handwriting ones; devtools/scenes.py draws its app, web and filled-in
 # scenes with some of them (Comic Neue, Humor Sans, dkg and Breip write answers).
+# Chromium: the browser the web page's test drives (tests/test_serve_browser.py, through Playwright,
+# whose own browser download is not used).
 for pkg in fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-urw-base35 fonts-roboto \
            fonts-open-sans fonts-lato fonts-crosextra-carlito fonts-crosextra-caladea fonts-cantarell \
            fonts-noto-mono \
@@ -25,7 +27,8 @@ for pkg in fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-urw-base
            fonts-mplus fonts-paratype fonts-go fonts-jura fonts-league-mono fonts-3270 fonts-monoid \
            fonts-play fonts-firacode fonts-hack fonts-clear-sans fonts-bebas-neue fonts-yanone-kaffeesatz \
            fonts-averia-sans-gwf fonts-opendyslexic fonts-sil-andika fonts-roboto-slab fonts-croscore \
-           fonts-sora fonts-adf-gillius fonts-tuffy fonts-humor-sans fonts-dkg-handwriting fonts-breip; do
+           fonts-sora fonts-adf-gillius fonts-tuffy fonts-humor-sans fonts-dkg-handwriting fonts-breip \
+           chromium; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -43,6 +46,6 @@ if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
   }
 fi
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]' 2>&1 | grep -v '^WARNING: Location' || true
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev,serve]' 2>&1 | grep -v '^WARNING: Location' || true
 .venv/bin/python -c "import kkvision, cv2, ortools" || { echo "setup: install failed" >&2; exit 1; }
 echo "setup: ready (.venv/bin/kkvision)" >&2

@@ -1,0 +1,341 @@
+"""One request's work, run in a worker process: the picture (or text) read and
+every puzzle in it solved, hinted or checked as the command line does, each
+puzzle's JSON record (report.outcome_record, schema kkvision/1), the drawn
+picture (render.draw: the same marks as the command line's picture), and
+what the page draws over it: the grid, the cages and each label as read.
+
+Nothing here touches the file system: the upload arrives as bytes and leaves
+as bytes.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import ExitCode, InputError, KkvisionError, UsageError
+from ..pipeline import Options, Outcome, Page, read_loaded
+from ..puzzle import Grid
+from ..report import outcome_record, record
+from ..sources import Loaded, load, of_bytes
+from ..vision.stages import LABEL_SURE, GivenLabel, GridGeometry, LabelDecision, Reading
+from ..vocab import Cell, canonical_label, cell_name, label_display, output_name, parse_cell
+
+if TYPE_CHECKING:
+    from ..render import Drawing
+
+COMMANDS = ("solve", "hint", "check")
+KINDS = {"solve": "solved", "hint": "hint", "check": "checked"}  # the picture's name, as the CLI names it
+MAX_CELLS = 81  # --cells beyond a 9x9's cells reveals nothing more
+SHOWN_SIDE = 2400  # px: the picture sent back is shrunk to this (a phone's screen at 3x; a 50 MP photo is 8000)
+EDGE_STEPS = 4  # points per cell edge in the overlay: a curved page's lines are followed within a cell
+LABEL_BOX = (0.55, 0.36)  # the tappable patch over a label, in cells from the cell's top left (render.PATCH)
+LABEL_ARG = re.compile(r"^\s*(?:(\d{1,3})\s*:)?\s*([A-Za-z]\d{1,2})\s*=\s*(.+?)\s*$")  # as cli.LABEL_ARG
+STATUS = {ExitCode.USAGE: 400, ExitCode.INPUT: 400, ExitCode.SOFTWARE: 500}  # else 200: the records say
+
+
+@dataclass(frozen=True)
+class Job:
+    """What one request asks: a picture's or a text's bytes and the command line's options."""
+
+    command: str  # solve, hint or check
+    data: bytes = field(repr=False)
+    name: str  # the upload's file name, cleaned: for the records and the picture's name only
+    labels: tuple[GivenLabel, ...] = ()
+    puzzle: int | None = None
+    cells: int = 1
+    answers: str | None = None  # check: typed answers; hint: typed progress (None: read from the picture)
+    time_limit: float = 20.0
+    max_pixels: int = 50_000_000
+
+    def __post_init__(self) -> None:
+        if self.command not in COMMANDS:
+            raise UsageError(f"no such command {self.command!r}: solve, hint or check")
+        if not 1 <= self.cells <= MAX_CELLS:
+            raise UsageError(f"cells must be 1..{MAX_CELLS}, not {self.cells}")
+        if self.puzzle is not None and self.puzzle < 1:
+            raise UsageError("puzzle counts from 1 (the first puzzle of the page in reading order)")
+        for label in self.labels:
+            if self.puzzle is not None and label.puzzle not in (None, self.puzzle):
+                raise UsageError(f"label {label}: puzzle {self.puzzle} reads only puzzle {self.puzzle}")
+
+
+@dataclass(frozen=True)
+class LabelSpot:
+    """One cage label as the page shows it over the picture, tappable."""
+
+    cell: str  # the cage's first cell: 'B3'
+    text: str  # the label shown: what the answer uses, or the likeliest reading of a refused puzzle ('?': none)
+    read: str  # what the label reader saw first ('' : nothing legible)
+    how: str  # 'sure', 'unsure' (purple), 'changed' or 'not read' (orange), 'given' (by the user)
+    polygon: str  # the patch's corners in picture pixels, as SVG points
+    at: tuple[float, float]  # where its text starts, in picture pixels
+    size: float  # its text's height, in picture pixels
+
+
+@dataclass(frozen=True)
+class View:
+    """What the page draws over one puzzle of the picture: its grid, cages and labels."""
+
+    index: int | None
+    size: int
+    cell_lines: str  # SVG path of the thin lines inside cages
+    cage_lines: str  # SVG path of the frame and the cage borders
+    labels: tuple[LabelSpot, ...]
+    badge: tuple[float, float]  # the puzzle's number goes here (its top-left corner)
+    badge_size: float
+    ask: tuple[str, ...] = ()  # a refused puzzle: the cells whose labels to check first (unsure or unread)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The reply to one request: the records, the drawn picture and the page's views."""
+
+    status: int  # HTTP status
+    records: tuple[dict[str, Any], ...] = field(repr=False)
+    picture: bytes | None = field(default=None, repr=False)  # the drawn (or plain) picture, encoded
+    picture_type: str | None = None  # its MIME type
+    picture_name: str | None = None  # the name to download it as: photo.solved.jpg
+    width: int = 0  # the picture's size as read (the views' coordinates), before any shrinking
+    height: int = 0
+    views: tuple[View, ...] = ()
+    seconds: float = 0.0
+
+
+def parse_label(text: str) -> GivenLabel:
+    """'B3=12+' or '2:B3=12x', as the command line's --label (cli.parse_label)."""
+    m = LABEL_ARG.match(text)
+    cell = parse_cell(m[2]) if m else None
+    label = canonical_label(m[3]) if m else None
+    if m is None or cell is None or label is None or (m[1] is not None and int(m[1]) < 1):
+        raise UsageError(f"label {text!r}: write it as CELL=LABEL, e.g. B3=12+ or A1=3 (column letter, row"
+                         " number), or N:CELL=LABEL for the N-th puzzle of a page")
+    return GivenLabel(cell, label, int(m[1]) if m[1] else None)
+
+
+def failure(command: str, name: str, exc: KkvisionError, seconds: float = 0.0) -> Answer:
+    """The reply when nothing of the request could be read: one record, as the command line's."""
+    return Answer(STATUS.get(exc.exit_code, 200),
+                  (record(command, name, exit_code=exc.exit_code, error=exc.message),), seconds=seconds)
+
+
+def run(job: Job) -> Answer:
+    """The job done: never raises for anything a client can send."""
+    t0 = time.perf_counter()
+    loaded: Loaded | None = None
+    try:
+        opts = Options(time_limit=job.time_limit, max_pixels=job.max_pixels, puzzle=job.puzzle, labels=job.labels)
+        loaded = load(of_bytes(job.data, job.name), job.max_pixels)
+        page, geometries = read(loaded, opts)
+        records, drawings = COMMAND[job.command](job, page)
+    except KkvisionError as exc:
+        answer = failure(job.command, job.name, exc, round(time.perf_counter() - t0, 3))
+        if loaded is not None and loaded.picture is not None:  # the page still shows what was sent
+            answer = _with_picture(answer, job, loaded.picture, loaded.picture, [])
+        return answer
+    answer = Answer(200, tuple(records))
+    if page.picture is not None:
+        from ..render import draw
+
+        drawn = draw(page.picture, drawings) if drawings else page.picture
+        views = [view(o, g) for o, g in zip(page.outcomes, geometries) if g is not None]
+        answer = _with_picture(answer, job, page.picture, drawn, views)
+    seconds = round(time.perf_counter() - t0, 3)
+    return Answer(answer.status, tuple(dict(r, seconds=seconds) for r in answer.records), answer.picture,
+                  answer.picture_type, answer.picture_name, answer.width, answer.height, answer.views, seconds)
+
+
+def read(loaded: Loaded, opts: Options) -> tuple[Page, list[GridGeometry | None]]:
+    """pipeline.read_loaded, and where each puzzle's grid is, also for a refused one
+    (the page shows what was read): the vision's Refusal keeps it, an Outcome does not."""
+    if loaded.picture is None:
+        page = read_loaded(loaded, opts)
+        return page, [None] * len(page.outcomes)
+    from ..pipeline import _result  # the one place a Reading becomes a Result
+    from ..vision.read import read_page
+
+    count, found = read_page(loaded.picture, loaded.name, opts, opts.puzzle)
+    outcomes = tuple(Outcome(_result(r), index=k if count > 1 else None) if isinstance(r, Reading)
+                     else Outcome(error=r.error, index=k if count > 1 else None, seen=r.seen) for k, r in found)
+    return Page(loaded.name, outcomes, loaded.picture), [r.geometry for _, r in found]
+
+
+def solve(job: Job, page: Page) -> tuple[list[dict[str, Any]], list[Drawing]]:
+    """As `kkvision solve` (batch.solve_source): each puzzle's answer, drawn."""
+    from ..render import Drawing
+
+    outcomes = [o.unique() for o in page.outcomes]
+    drawings = [Drawing(o.result.geometry, o.result.solution, o.result.labels) for o in outcomes
+                if o.result is not None and o.result.geometry is not None]
+    return [outcome_record("solve", page.name, o) for o in outcomes], drawings
+
+
+def check(job: Job, page: Page) -> tuple[list[dict[str, Any]], list[Drawing]]:
+    """As `kkvision check` (cli.cmd_check): typed answers, or those written in the picture, judged."""
+    from ..answers import check_answers, read_answers, verdict_of, written_answers
+    from ..render import Drawing
+
+    if job.answers is None and page.picture is None:
+        raise UsageError("check a puzzle text against typed answers: give them in the answers field")
+    if job.answers is not None and len(page.outcomes) > 1:
+        raise UsageError(f"the picture holds {len(page.outcomes)} puzzles and typed answers are for one:"
+                         " name it with puzzle")
+    records, drawings = [], []
+    for outcome in (o.unique() for o in page.outcomes):
+        result = outcome.result
+        if result is None:
+            records.append(outcome_record("check", page.name, outcome))
+            continue
+        unsure: tuple[Cell, ...] = ()
+        if job.answers is not None:
+            answers = read_answers(job.answers, result.puzzle.size)
+        else:
+            assert page.picture is not None and result.geometry is not None
+            answers, unsure = written_answers(page.picture, result.geometry)
+        verdict = check_answers(result.puzzle, result.solution, answers)
+        blank = tuple(c for c in verdict.blank if c not in unsure)
+        if result.geometry is not None:
+            drawings.append(Drawing(result.geometry, result.solution, result.labels, check=True,
+                                    wrong=frozenset(verdict.wrong), blank=frozenset(blank), unsure=frozenset(unsure)))
+        notes = list(result.notes) + ([f"unsure cells: {', '.join(map(cell_name, unsure))}"] if unsure else [])
+        records.append(outcome_record("check", page.name, outcome, exit_code=verdict_of(verdict, unsure), notes=notes,
+                                      wrong=[list(c) for c in verdict.wrong], blank=[list(c) for c in blank],
+                                      unsure=[list(c) for c in unsure]))
+    return records, drawings
+
+
+def hint(job: Job, page: Page) -> tuple[list[dict[str, Any]], list[Drawing]]:
+    """As `kkvision hint` (cli.cmd_hint): cells written wrong named, then `cells` more revealed."""
+    from ..answers import read_answers, written_answers
+    from ..hints import hints
+    from ..render import Drawing
+
+    if job.answers is not None and len(page.outcomes) > 1:
+        raise UsageError(f"the picture holds {len(page.outcomes)} puzzles and typed progress is for one:"
+                         " name it with puzzle")
+    records, drawings = [], []
+    for outcome in (o.unique() for o in page.outcomes):
+        result = outcome.result
+        if result is None:
+            records.append(outcome_record("hint", page.name, outcome))
+            continue
+        progress: Grid | None = None
+        unsure: tuple[Cell, ...] = ()
+        if job.answers is not None:
+            progress = read_answers(job.answers, result.puzzle.size)
+        elif page.picture is not None and result.geometry is not None:
+            progress, unsure = written_answers(page.picture, result.geometry)
+        found = hints(result.puzzle, result.solution, job.cells, progress)
+        if result.geometry is not None and found:
+            n = result.puzzle.size
+            shown = [[0] * n for _ in range(n)]
+            for h in found:
+                if not h.wrong:
+                    shown[h.cell[0]][h.cell[1]] = h.digit
+            drawings.append(Drawing(result.geometry, tuple(map(tuple, shown)), result.labels,
+                                    wrong=frozenset(h.cell for h in found if h.wrong)))
+        notes = list(result.notes)
+        if unsure:
+            notes.append("cells written but not read surely, taken as empty: " + ", ".join(map(cell_name, unsure)))
+        records.append(outcome_record("hint", page.name, outcome, solution=None, notes=notes,
+                                      unsure=[list(c) for c in unsure],
+                                      hints=[{"cell": cell_name(h.cell), "digit": None if h.wrong else h.digit,
+                                              "wrong": h.wrong, "holds": h.holds or None, "reason": h.reason}
+                                             for h in found]))
+    return records, drawings
+
+
+COMMAND = {"solve": solve, "hint": hint, "check": check}
+
+
+def view(outcome: Outcome, geom: GridGeometry) -> View:
+    """The grid, its cages and each label, in picture pixels, for the page to draw over the picture."""
+    n = geom.size
+    if outcome.result is not None:
+        cages = [c.cells for c in outcome.result.puzzle.cages]
+        decisions = {lb.cells[0]: lb for lb in outcome.result.labels}
+        spots = [_spot(geom, cells[0], _shown(decisions.get(cells[0]))) for cells in cages]
+        ask: tuple[str, ...] = ()
+    elif outcome.seen is not None:
+        cages = [cells for cells, _, _ in outcome.seen.cages]
+        spots = [_spot(geom, cells[0], (label_display(cage.op, cage.target) if cage else "?", "",
+                                        "sure" if cage and p >= LABEL_SURE else "unsure" if cage else "not read"))
+                 for cells, cage, p in outcome.seen.cages]
+        ask = tuple(s.cell for s in spots if s.how != "sure")
+    else:  # refused before the labels were read: the grid alone
+        cages, spots, ask = [((r, c),) for r in range(n) for c in range(n)], [], ()
+    cage_of = {cell: k for k, cells in enumerate(cages) for cell in cells}
+    thin: list[str] = []
+    thick: list[str] = []
+    for r in range(n + 1):  # horizontal edges: above row r, over column c
+        for c in range(n):
+            a, b = cage_of.get((r - 1, c), -1), cage_of.get((r, c), -2)
+            (thin if a == b else thick).append(_edge(geom, (geom.xs[c], geom.ys[r]), (geom.xs[c + 1], geom.ys[r])))
+    for c in range(n + 1):  # vertical edges: left of column c, beside row r
+        for r in range(n):
+            a, b = cage_of.get((r, c - 1), -1), cage_of.get((r, c), -2)
+            (thin if a == b else thick).append(_edge(geom, (geom.xs[c], geom.ys[r]), (geom.xs[c], geom.ys[r + 1])))
+    corner = geom.to_image(np.array([geom.xs[0], geom.ys[0]]))
+    return View(None if outcome.index is None else outcome.index, n, " ".join(thin), " ".join(thick), tuple(spots),
+                (round(float(corner[0]), 1), round(float(corner[1]), 1)), round(_cell_px(geom) * 0.4, 1), ask)
+
+
+def _shown(lb: LabelDecision | None) -> tuple[str, str, str]:
+    """A solved puzzle's label: the text the answer uses, what was read, and how sure."""
+    if lb is None:
+        return "?", "", "not read"
+    how = lb.how if lb.how in ("changed", "not read", "given") else "unsure" if lb.unsure else "sure"
+    return label_display(lb.used.op, lb.used.target), lb.read, how
+
+
+def _spot(geom: GridGeometry, cell: Cell, shown: tuple[str, str, str]) -> LabelSpot:
+    x0, y0, x1, y1 = geom.cell_box(*cell)
+    w, h = x1 - x0, y1 - y0
+    square = np.array([[x0, y0], [x0 + LABEL_BOX[0] * w, y0], [x0 + LABEL_BOX[0] * w, y0 + LABEL_BOX[1] * h],
+                       [x0, y0 + LABEL_BOX[1] * h], [x0 + 0.08 * w, y0 + 0.27 * h]])
+    pts = geom.to_image(square)
+    size = float(np.hypot(*(pts[3] - pts[0]))) * 0.62
+    polygon = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts[:4])
+    return LabelSpot(cell_name(cell), shown[0], shown[1], shown[2], polygon,
+                     (round(float(pts[4][0]), 1), round(float(pts[4][1]), 1)), round(size, 1))
+
+
+def _edge(geom: GridGeometry, a: tuple[float, float], b: tuple[float, float]) -> str:
+    """One cell edge of the square as an SVG path in picture pixels (a curved page's line followed)."""
+    t = np.linspace(0.0, 1.0, EDGE_STEPS + 1)[:, None]
+    pts = geom.to_image(np.asarray(a) * (1 - t) + np.asarray(b) * t)
+    return "M" + " L".join(f"{x:.1f},{y:.1f}" for x, y in pts)
+
+
+def _cell_px(geom: GridGeometry) -> float:
+    """A cell's side in picture pixels, roughly (the frame's mean side over n)."""
+    c = np.asarray(geom.corners, np.float64)
+    sides = [float(np.hypot(*(c[k] - c[(k + 1) % 4]))) for k in range(4)]
+    return sum(sides) / 4 / geom.size
+
+
+def _with_picture(answer: Answer, job: Job, original: np.ndarray, drawn: np.ndarray, views: list[View]) -> Answer:
+    """The answer with its picture: shrunk to SHOWN_SIDE at most, encoded as the command line writes
+    its answer picture for this input (a JPEG for a JPEG, else PNG: batch.output_suffix)."""
+    import cv2
+
+    from ..batch import output_suffix
+    from ..render import OUTPUT_FORMATS
+
+    h, w = original.shape[:2]
+    scale = min(1.0, SHOWN_SIDE / max(h, w))
+    shown = drawn if scale == 1.0 else cv2.resize(drawn, (round(w * scale), round(h * scale)),
+                                                   interpolation=cv2.INTER_AREA)
+    source = of_bytes(job.data, job.name)
+    suffix = output_suffix(source)
+    ok, data = cv2.imencode(suffix, shown, OUTPUT_FORMATS[suffix])
+    if not ok:
+        raise InputError("could not encode the answer picture")
+    stem = re.sub(r"\.[A-Za-z0-9]{1,5}$", "", job.name) or "picture"
+    return Answer(answer.status, answer.records, data.tobytes(), "image/png" if suffix == ".png" else
+                  "image/jpeg" if suffix == ".jpg" else "image/webp",
+                  output_name(stem, KINDS[job.command], 1, suffix), w, h, tuple(views), answer.seconds)
