@@ -183,7 +183,8 @@ def make_app(config: ServeConfig, pool: WorkerPool) -> ASGI:
             if m and str(value).strip():
                 labels.append(parse_label(f"{m[1] + ':' if m[1] else ''}{m[2]}={value}"))
         answers = str(form.get("answers") or "").strip() or None
-        return Job(command, data, name, tuple(labels), _int(form, "puzzle", None), _int(form, "cells", 1) or 1,
+        cells = _int(form, "cells", 1)
+        return Job(command, data, name, tuple(labels), _int(form, "puzzle", None), 1 if cells is None else cells,
                    answers, config.time_limit, config.max_pixels)
 
     async def answer(request: Request, command: str | None) -> tuple[Job, Answer] | Response:

@@ -106,9 +106,13 @@ class _Worker:
         self.process.start()
         child.close()
         self.conn: Connection = parent
-        if not parent.poll(START_TIMEOUT) or parent.recv() != "ready":
+        try:
+            ready = parent.poll(START_TIMEOUT) and parent.recv() == "ready"
+        except (EOFError, OSError):  # it died while starting
+            ready = False
+        if not ready:
             self.stop()
-            raise RuntimeError("a kkvision worker did not start")
+            raise RuntimeError("a kkvision worker did not start (run kkvision solve on a picture to see why)")
 
     def call(self, job: Job, deadline: float) -> tuple[Answer, bool]:
         """The job's answer, and whether the worker had to be replaced (overran, or died)."""

@@ -123,6 +123,13 @@ def failure(command: str, name: str, exc: KkvisionError, seconds: float = 0.0) -
                   (record(command, name, exit_code=exc.exit_code, error=exc.message),), seconds=seconds)
 
 
+def status_of(records: list[dict[str, Any]]) -> int:
+    """The HTTP status of a reply: 400 when every puzzle failed on the request itself (exit 2, 3),
+    500 on a bug (exit 1), else 200 (each record's exit code says what came of its puzzle)."""
+    codes = {STATUS.get(ExitCode(r["exit_code"]), 200) for r in records}
+    return 500 if 500 in codes else 400 if codes == {400} else 200
+
+
 def run(job: Job) -> Answer:
     """The job done: never raises for anything a client can send."""
     t0 = time.perf_counter()
@@ -137,12 +144,13 @@ def run(job: Job) -> Answer:
         if loaded is not None and loaded.picture is not None:  # the page still shows what was sent
             answer = _with_picture(answer, job, loaded.picture, loaded.picture, [])
         return answer
-    answer = Answer(200, tuple(records))
+    answer = Answer(status_of(records), tuple(records))
     if page.picture is not None:
         from ..render import draw
 
         drawn = draw(page.picture, drawings) if drawings else page.picture
-        views = [view(o, g) for o, g in zip(page.outcomes, geometries) if g is not None]
+        views = [view(o, g, {lb.cell for lb in job.labels if lb.puzzle in (None, o.index, job.puzzle)})
+                 for o, g in zip(page.outcomes, geometries) if g is not None]
         answer = _with_picture(answer, job, page.picture, drawn, views)
     seconds = round(time.perf_counter() - t0, 3)
     return Answer(answer.status, tuple(dict(r, seconds=seconds) for r in answer.records), answer.picture,
@@ -252,8 +260,9 @@ def hint(job: Job, page: Page) -> tuple[list[dict[str, Any]], list[Drawing]]:
 COMMAND = {"solve": solve, "hint": hint, "check": check}
 
 
-def view(outcome: Outcome, geom: GridGeometry) -> View:
-    """The grid, its cages and each label, in picture pixels, for the page to draw over the picture."""
+def view(outcome: Outcome, geom: GridGeometry, given: set[Cell]) -> View:
+    """The grid, its cages and each label, in picture pixels, for the page to draw over the picture;
+    a refused puzzle's labels to check first: those read unsurely or not at all, and those given."""
     n = geom.size
     if outcome.result is not None:
         cages = [c.cells for c in outcome.result.puzzle.cages]
@@ -263,7 +272,8 @@ def view(outcome: Outcome, geom: GridGeometry) -> View:
     elif outcome.seen is not None:
         cages = [cells for cells, _, _ in outcome.seen.cages]
         spots = [_spot(geom, cells[0], (label_display(cage.op, cage.target) if cage else "?", "",
-                                        "sure" if cage and p >= LABEL_SURE else "unsure" if cage else "not read"))
+                                        "given" if cells[0] in given else "sure" if cage and p >= LABEL_SURE
+                                        else "unsure" if cage else "not read"))
                  for cells, cage, p in outcome.seen.cages]
         ask = tuple(s.cell for s in spots if s.how != "sure")
     else:  # refused before the labels were read: the grid alone
