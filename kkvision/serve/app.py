@@ -197,6 +197,8 @@ def make_app(config: ServeConfig, pool: WorkerPool) -> ASGI:
             return _error(path, 400, record(said, "upload", exit_code=exc.exit_code, error=exc.message))
         except TooManyPixels as exc:
             return _error(path, 413, record(said, "upload", exit_code=3, error=exc.message))
+        except TooLarge:  # counted past the limit while streaming (limits): the rest is never read
+            return too_large(request.scope, config.max_upload)
         except HTTPException as exc:  # Starlette's: malformed multipart, too many fields or files
             return _error(path, exc.status_code, record(said, "upload", exit_code=3,
                                                         error=f"malformed form: {exc.detail}"))

@@ -17,7 +17,7 @@ MAX_CONNECTIONS = 200  # open connections at most (uvicorn answers 503 past it):
 
 
 def run(config: ServeConfig, verbose: bool = False) -> int:
-    """Serve until interrupted; 0 when stopped by Ctrl-C or SIGTERM."""
+    """Serve until interrupted (Ctrl-C: the command line's exit 130, as for any command)."""
     try:
         import uvicorn
 
