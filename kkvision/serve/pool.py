@@ -35,6 +35,7 @@ log = logging.getLogger("kkvision")
 START_TIMEOUT = 120.0  # s a fresh worker may take to import and warm up (a cold disk, a busy machine)
 STOP_GRACE = 2.0  # s a worker gets to end on SIGTERM before it is killed
 WARM_PUZZLE = "# 3\n+ 3 A1 B1\n+ 5 A2 B2\n! 1 A3\n+ 5 B3 C3\n+ 4 C1 C2\n"  # samples/names-3x3.txt
+OPENCV_THREADS = 1  # a worker per core already: OpenCV's own threads would only contend with the other workers
 SMOOTHING = 0.2  # weight of the latest job in the running mean of job seconds (Retry-After's estimate)
 
 
@@ -82,7 +83,10 @@ def _worker_main(conn: Connection) -> None:
 
 def warm_up() -> None:
     """What every request would otherwise pay once: the vision's and the solver's imports, the models loaded."""
+    import cv2
     import numpy as np
+
+    cv2.setNumThreads(OPENCV_THREADS)
 
     from .. import render  # noqa: F401  (OpenCV, Pillow, the fonts' module)
     from ..pipeline import Options, solve_text

@@ -34,6 +34,8 @@ MAX_CELLS = 81  # --cells beyond a 9x9's cells reveals nothing more
 SHOWN_SIDE = 2400  # px: the picture sent back is shrunk to this (a phone's screen at 3x; a 50 MP photo is 8000)
 EDGE_STEPS = 4  # points per cell edge in the overlay: a curved page's lines are followed within a cell
 LABEL_BOX = (0.55, 0.36)  # the tappable patch over a label, in cells from the cell's top left (render.PATCH)
+TEXT_SIZE = 0.62  # a label's text height, of its patch's height
+GLYPH_WIDTH = 0.62  # a bold digit's width, of its height: the patch is widened to hold a long label
 LABEL_ARG = re.compile(r"^\s*(?:(\d{1,3})\s*:)?\s*([A-Za-z]\d{1,2})\s*=\s*(.+?)\s*$")  # as cli.LABEL_ARG
 STATUS = {ExitCode.USAGE: 400, ExitCode.INPUT: 400, ExitCode.SOFTWARE: 500}  # else 200: the records say
 
@@ -279,16 +281,15 @@ def view(outcome: Outcome, geom: GridGeometry, given: set[Cell]) -> View:
     else:  # refused before the labels were read: the grid alone
         cages, spots, ask = [((r, c),) for r in range(n) for c in range(n)], [], ()
     cage_of = {cell: k for k, cells in enumerate(cages) for cell in cells}
+    across, down = _lines(geom)
     thin: list[str] = []
     thick: list[str] = []
-    for r in range(n + 1):  # horizontal edges: above row r, over column c
+    for r in range(n + 1):  # the edge above row r, over column c (row n: the frame's bottom)
         for c in range(n):
-            a, b = cage_of.get((r - 1, c), -1), cage_of.get((r, c), -2)
-            (thin if a == b else thick).append(_edge(geom, (geom.xs[c], geom.ys[r]), (geom.xs[c + 1], geom.ys[r])))
-    for c in range(n + 1):  # vertical edges: left of column c, beside row r
+            (thin if cage_of.get((r - 1, c), -1) == cage_of.get((r, c), -2) else thick).append(_path(across[r, c]))
+    for c in range(n + 1):  # the edge left of column c, beside row r
         for r in range(n):
-            a, b = cage_of.get((r, c - 1), -1), cage_of.get((r, c), -2)
-            (thin if a == b else thick).append(_edge(geom, (geom.xs[c], geom.ys[r]), (geom.xs[c], geom.ys[r + 1])))
+            (thin if cage_of.get((r, c - 1), -1) == cage_of.get((r, c), -2) else thick).append(_path(down[c, r]))
     corner = geom.to_image(np.array([geom.xs[0], geom.ys[0]]))
     return View(None if outcome.index is None else outcome.index, n, " ".join(thin), " ".join(thick), tuple(spots),
                 (round(float(corner[0]), 1), round(float(corner[1]), 1)), round(_cell_px(geom) * 0.4, 1), ask)
@@ -303,22 +304,34 @@ def _shown(lb: LabelDecision | None) -> tuple[str, str, str]:
 
 
 def _spot(geom: GridGeometry, cell: Cell, shown: tuple[str, str, str]) -> LabelSpot:
+    """A label's patch (wide enough for its text, within its cell) and text, in picture pixels."""
     x0, y0, x1, y1 = geom.cell_box(*cell)
     w, h = x1 - x0, y1 - y0
-    square = np.array([[x0, y0], [x0 + LABEL_BOX[0] * w, y0], [x0 + LABEL_BOX[0] * w, y0 + LABEL_BOX[1] * h],
-                       [x0, y0 + LABEL_BOX[1] * h], [x0 + 0.08 * w, y0 + 0.27 * h]])
+    size = TEXT_SIZE * LABEL_BOX[1] * h  # in the square
+    right = min(0.95 * w, max(LABEL_BOX[0] * w, GLYPH_WIDTH * size * len(shown[0]) + 0.16 * w))
+    square = np.array([[x0, y0], [x0 + right, y0], [x0 + right, y0 + LABEL_BOX[1] * h],
+                       [x0, y0 + LABEL_BOX[1] * h], [x0 + 0.08 * w, y0 + 0.5 * LABEL_BOX[1] * h]])
     pts = geom.to_image(square)
-    size = float(np.hypot(*(pts[3] - pts[0]))) * 0.62
     polygon = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts[:4])
     return LabelSpot(cell_name(cell), shown[0], shown[1], shown[2], polygon,
-                     (round(float(pts[4][0]), 1), round(float(pts[4][1]), 1)), round(size, 1))
+                     (round(float(pts[4][0]), 1), round(float(pts[4][1]), 1)),
+                     round(float(np.hypot(*(pts[3] - pts[0]))) * TEXT_SIZE, 1))
 
 
-def _edge(geom: GridGeometry, a: tuple[float, float], b: tuple[float, float]) -> str:
-    """One cell edge of the square as an SVG path in picture pixels (a curved page's line followed)."""
-    t = np.linspace(0.0, 1.0, EDGE_STEPS + 1)[:, None]
-    pts = geom.to_image(np.asarray(a) * (1 - t) + np.asarray(b) * t)
-    return "M" + " L".join(f"{x:.1f},{y:.1f}" for x, y in pts)
+def _lines(geom: GridGeometry) -> tuple[np.ndarray, np.ndarray]:
+    """Every cell edge of the square in picture pixels, EDGE_STEPS + 1 points each (a curved page's
+    lines followed): across[r, c] the edge above row r over column c, down[c, r] left of column c."""
+    t = np.linspace(0.0, 1.0, EDGE_STEPS + 1)
+    xs, ys = np.asarray(geom.xs), np.asarray(geom.ys)
+    along_x = xs[:-1, None] * (1 - t) + xs[1:, None] * t  # (n, steps): x along each column's edge
+    along_y = ys[:-1, None] * (1 - t) + ys[1:, None] * t
+    across = np.stack(np.broadcast_arrays(along_x[None], ys[:, None, None]), axis=-1)  # (n+1, n, steps, 2)
+    down = np.stack(np.broadcast_arrays(xs[:, None, None], along_y[None]), axis=-1)
+    return geom.to_image(across), geom.to_image(down)
+
+
+def _path(points: np.ndarray) -> str:
+    return "M" + " L".join(f"{x:.1f},{y:.1f}" for x, y in points)
 
 
 def _cell_px(geom: GridGeometry) -> float:
