@@ -199,6 +199,18 @@ def test_a_refused_puzzle_shows_what_was_read_and_asks_for_labels(client):
     assert 'class="label given"' in r.text  # the label given, shown over the picture as given
 
 
+def test_the_pages_fix_form_gives_labels_one_field_each(client):
+    """Without JavaScript the page's fix form posts label.CELL (label.N.CELL on a page of several)
+    fields, empty for labels left as read: each filled one is a --label."""
+    r = client.post("/api/solve", data={"label.A1": "7+", "label.D1": ""},
+                    files={"picture": ("nyt.png", NYT.read_bytes(), "image/png")})
+    rec = r.json()["records"][0]
+    hows = {lb["cell"]: (lb["used"], lb["how"]) for lb in rec["labels"]}
+    assert rec["ok"] and hows["A1"] == ("7+", "given") and hows["D1"][1] != "given"
+    r = client.post("/api/solve", data={"label.2.A1": "7+"}, files={"picture": ("nyt.png", NYT.read_bytes(), "image/png")})
+    assert r.status_code == 400 and "puzzle" in r.json()["records"][0]["error"]  # no second puzzle there
+
+
 def test_several_puzzles_on_a_page_are_each_numbered(client):
     a, b = cv2.imread(str(ROOT / "samples" / "screenshot-5x5.png")), cv2.imread(str(ROOT / "samples" / "clean-8x8.png"))
     h = max(a.shape[0], b.shape[0])
