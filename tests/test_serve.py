@@ -310,3 +310,17 @@ def test_serve_refuses_a_bad_command_line_with_exit_2(capsys):
     assert main(["serve", "--workers", "-3"]) == ExitCode.USAGE
     assert main(["serve", "--max-upload", "lots"]) == ExitCode.USAGE
     assert "--max-upload" in capsys.readouterr().err
+
+
+def test_every_asset_of_the_page_ships_in_the_package():
+    """The page's files are package data (pyproject's patterns cover each), so a wheel serves the page."""
+    import fnmatch
+    import tomllib
+
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["kkvision.serve"]
+    package = ROOT / "kkvision" / "serve"
+    assets = [p.relative_to(package).as_posix() for p in package.rglob("*")
+              if p.is_file() and p.suffix not in (".py", ".pyc")]
+    assert len(assets) >= 6 and "kkvision.serve" in tomllib.loads((ROOT / "pyproject.toml").read_text())[
+        "tool"]["setuptools"]["packages"]
+    assert [a for a in assets if not any(fnmatch.fnmatch(a, p) for p in patterns)] == []

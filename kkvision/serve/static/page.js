@@ -99,7 +99,10 @@
     editor.onclose = function () {
       if (editor.returnValue === "go" && input.value.trim()) {
         field.value = input.value.trim();
-        again(field.form);
+        if (!again(field.form)) {  // a page the server drew whole: its form asks for the picture again
+          field.form.querySelector("details").open = true;
+          field.form.requestSubmit();
+        }
       }
     };
     editor.returnValue = "";
