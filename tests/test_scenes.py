@@ -188,3 +188,29 @@ def test_a_wrong_frame_judged_a_finer_lattice_does_not_hide_the_grid_inside_it()
     sc = scene("print", 9, heldout=True)
     assert len(sc.puzzles) == 4
     assert found(sc) == 4
+
+
+def test_a_light_on_dark_kenken_beside_dark_on_light_sudoku_ads_is_found():
+    """filled-heldout-19: a dark site's KenKen (green lines on black) with the page's ads holding
+    sudokus drawn dark on light.  Looking at the picture as it is finds only the sudokus, which are
+    no KenKen; the page is then looked at in the negative, where the KenKen is, and it is solved."""
+    sc = scene("filled", 19, heldout=True)
+    page = read_source(of_bytes(sc.data, sc.name), Options())
+    assert len(sc.puzzles) == 1 and len(page.outcomes) == 1
+    result = page.outcomes[0].result
+    assert result is not None and result.geometry.light_on_dark
+    assert tuple(map(tuple, result.solution)) == tuple(map(tuple, sc.puzzles[0].solution))
+
+
+def test_a_washed_out_photo_of_a_screen_is_found_with_its_contrast_stretched():
+    """dim-heldout-16: a photo of an app's screen washed out to grey levels spanning ~100 of 255;
+    its cell lines differ from the cells by less than the ink step, so no grid is found until the
+    picture's contrast is stretched (grid.searches, only for such a dim picture)."""
+    from kkvision.vision.grid import LOW_CONTRAST, STRETCH_TAILS, to_gray
+
+    sc = scene("dim", 16, heldout=True)
+    lo, hi = np.percentile(to_gray(sc.image), STRETCH_TAILS)
+    assert hi - lo < LOW_CONTRAST
+    page = read_source(of_bytes(sc.data, sc.name), Options())
+    assert len(page.outcomes) == 1
+    assert tuple(map(tuple, page.outcomes[0].result.solution)) == tuple(map(tuple, sc.puzzles[0].solution))

@@ -35,7 +35,7 @@ from .agree import agree_with_labels
 from .borders import check_borders
 from .cages import find_cages
 from .clues import clue_for, given_labels, read_cells, read_clues
-from .grid import NO_GRID, find_grid, find_grids
+from .grid import NO_GRID, find_grid, searches
 from .readers import reader
 from .reading import resolve
 from .stages import AsRead, GivenLabel, GridGeometry, Reading, Refusal, Trace, VisionOptions
@@ -59,15 +59,32 @@ def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | Non
               ) -> tuple[int, list[tuple[int, Reading | Refusal]]]:
     """How many puzzle grids the picture holds, and what was read from each
     (or why not), numbered from 1 in reading order; only puzzle `only` when
-    given.  Each --label goes to the puzzle it names."""
-    grids = find_grids(image)
-    if not grids:
+    given.  Each --label goes to the puzzle it names.  When every grid that
+    one way of looking finds is no KenKen, the next way's are read (grid.searches)."""
+    first = 0  # how many grids the first search that found any found
+    for grids in searches(image):
+        if not grids:
+            continue
+        first = first or len(grids)
+        out = _read_grids(image, grids, name, opts, only)
+        if out:
+            return len(grids), out
+    if not first:
         if opts.debug_dir is not None:
             from .debug import write_search
             from .grid import tried_frames
 
             write_search(opts.debug_dir, image, tried_frames(image))
         raise GridNotFound(NO_GRID)
+    found = f"none of the {first} grids found is one" if first > 1 else "the grid found is none"
+    raise GridNotFound(f"no KenKen found: {found} (a sudoku's boxes, or no cage labels: a crossword"
+                       " or a keypad?); crop closer to the KenKen")
+
+
+def _read_grids(image: np.ndarray, grids: list[tuple[GridGeometry, np.ndarray]], name: str, opts: VisionOptions,
+                only: int | None) -> list[tuple[int, Reading | Refusal]]:
+    """What was read from each of a page's grids, numbered from 1; a grid that
+    is no KenKen (a sudoku, or on a page of several a keypad) is left out."""
     count = len(grids)
     _check_choice(count, only, opts.labels)
     out: list[tuple[int, Reading | Refusal]] = []
@@ -85,11 +102,7 @@ def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | Non
                 log.info("%s #%d: not a KenKen (a sudoku's boxes, or no cage labels: a keypad), left out", name, k)
                 continue
             out.append((k, Refusal(exc, geom, as_read(trace))))
-    if not out:
-        found = f"none of the {count} grids found is one" if count > 1 else "the grid found is none"
-        raise GridNotFound(f"no KenKen found: {found} (a sudoku's boxes, or no cage labels: a crossword"
-                           " or a keypad?); crop closer to the KenKen")
-    return count, out
+    return out
 
 
 def is_sudoku(trace: Trace) -> bool:

@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import cv2
 import numpy as np
 
@@ -22,7 +24,7 @@ from .candidates import frame_candidates
 from .lattice import Verdict, ink, judge
 from .trace import trace
 
-__all__ = ["NO_GRID", "SIDE", "GridGeometry", "find_grid", "find_grids", "ink_mask", "to_gray", "tried_frames"]
+__all__ = ["LOW_CONTRAST", "NO_GRID", "SIDE", "STRETCH_TAILS", "GridGeometry", "find_grid", "find_grids", "ink_mask", "searches", "to_gray", "tried_frames"]
 
 NO_GRID = (f"no puzzle grid found: no square frame with evenly spaced lines for {PICTURE_SIZES[0]}..{PICTURE_SIZES[-1]}"
            " cells (crop closer, or photograph the grid straight on)")
@@ -48,6 +50,9 @@ SAME_ROW = 0.5  # grids whose heights overlap by this fraction of the shorter on
 POLARITY_SIDE = 200  # a grid's polarity is judged on it warped to a square this big
 POLARITY_TAIL = 2  # ... from the percentiles this far into its darkest and brightest pixels (its ink)
 LIGHT_INK = 1.5  # light-on-dark when the bright tail stands this many times further from the paper than the dark
+LOW_CONTRAST = 128  # a picture whose grey levels (but STRETCH_TAILS) span less than this (of 255) is dim or washed
+                    # out: a sharp print or screen spans 200 and more, a washed-out photo of a screen 80-120
+STRETCH_TAILS = (0.5, 99.5)  # percentiles taken as black and white when stretching (specks and glare ignored)
 
 
 def to_gray(image: np.ndarray) -> np.ndarray:
@@ -199,9 +204,36 @@ def find_grids(image: np.ndarray) -> list[tuple[GridGeometry, np.ndarray]]:
     edge (a frame side missing there), nor a block of a bigger grid (its lines
     go on past its frame), e.g. a neighbouring page's puzzle cut off beside the
     one photographed; when no grid is whole, the largest, as find_grid takes it.
-    When there is none, the picture's negative is searched (a dark theme)."""
+    The grids of the first of `searches` that finds any."""
+    return next((grids for grids in searches(image) if grids), [])
+
+
+def searches(image: np.ndarray) -> Iterator[list[tuple[GridGeometry, np.ndarray]]]:
+    """The grids found by each way of looking at the picture, in the order
+    they are tried: the picture; its negative (a dark theme's light lines);
+    and, for a dim or washed-out picture (its grey levels spanning less than
+    LOW_CONTRAST), both again with the contrast stretched, since ink is told
+    from paper by a fixed step in grey (lattice.ink).  find_grids takes the
+    first that finds any; a page reader goes on to the next when those it
+    found are no KenKen (a dark site's sudoku ads, dark on light, beside its
+    light-on-dark KenKen).  A grid found once is not found again: a later
+    look gives only grids apart from those found before (the negative of a
+    sudoku left out shows its boxes and cells as frames)."""
     gray = to_gray(image)
-    return _grids(gray, gray) or _grids(gray, 255 - gray)
+    looks = [lambda: gray, lambda: 255 - gray]
+    lo, hi = np.percentile(gray, STRETCH_TAILS)
+    if hi - lo < LOW_CONTRAST:
+        stretched = np.clip((gray.astype(np.float32) - lo) * (255.0 / max(1.0, hi - lo)), 0, 255).astype(np.uint8)
+        looks += [lambda: stretched, lambda: 255 - stretched]
+    before: list[np.ndarray] = []
+    for look in looks:
+        grids = _grids(gray, look())
+        yield [g for g in grids if not any(_overlap(_quad(g[0]), q) > OVERLAP for q in before)]
+        before += [_quad(geom) for geom, _ in grids]
+
+
+def _quad(geom: GridGeometry) -> np.ndarray:
+    return np.asarray(geom.corners, np.float32)
 
 
 def tried_frames(image: np.ndarray) -> list[np.ndarray]:
