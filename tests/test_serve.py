@@ -315,8 +315,8 @@ def test_serve_refuses_a_bad_command_line_with_exit_2(capsys):
 def test_every_asset_of_the_page_ships_in_the_package():
     """The page's files are package data (pyproject's patterns cover each), so a wheel serves the page."""
     import fnmatch
-    import tomllib
 
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11 on
     patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["kkvision.serve"]
     package = ROOT / "kkvision" / "serve"
     assets = [p.relative_to(package).as_posix() for p in package.rglob("*")

@@ -5,9 +5,10 @@ POST /part for the page's script), the JSON API (POST /api/solve, /api/hint,
 Every request body is counted as it streams in and refused with 413 past
 --max-upload (at once when its Content-Length says so); a picture declaring
 more than --max-pixels gets 413 from its header, before a worker sees it;
-malformed multipart gets 400.  Uploads are held in memory (at most
---max-upload) and dropped with the request: nothing the client sends names a
-file, and nothing is written.  Every response carries a strict
+malformed multipart gets 400.  An upload is kept only for its request: in
+memory, or past 1 MB in the anonymous temporary file Starlette spools it to
+(unlinked as it is made: no name on disk, closed with the request, also on
+errors); nothing the client sends names a file.  Every response carries a strict
 Content-Security-Policy (scripts and styles only from /static/, no inline
 script) and the usual hardening headers.
 """
