@@ -9,7 +9,8 @@ for each client count sends --requests POST /api/solve requests of one picture (
 that many concurrent keep-alive clients, and prints p50/p95 latency, throughput, errors (any reply
 but 200 with every record ok), timeouts, and the server's memory (its process and its workers')
 before and after.  Bounded: each request has a --timeout, each run stops after --max-seconds, and
-the server is stopped at the end.  --profile: where one request's time goes in a worker (cProfile of
+the server is stopped at the end.  "Cores the server got": the CPU seconds its process and workers
+used per second of the run (on a shared machine, what the other work left it).  --profile: where one request's time goes in a worker (cProfile of
 kkvision.serve.work.run in this process, warm).
 """
 
@@ -55,6 +56,18 @@ def form(picture: bytes, name: str) -> tuple[bytes, dict[str, str]]:
     body = (f'--{b}\r\nContent-Disposition: form-data; name="picture"; filename="{name}"\r\n'
             "Content-Type: application/octet-stream\r\n\r\n").encode() + picture + f"\r\n--{b}--\r\n".encode()
     return body, {"content-type": f"multipart/form-data; boundary={b}", "content-length": str(len(body))}
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds the processes have used so far (/proc/PID/stat)."""
+    tick, total = os.sysconf("SC_CLK_TCK"), 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
 
 
 def rss_mb(pids: list[int]) -> float:
@@ -201,18 +214,19 @@ def main() -> int:
               f" load average at start {os.getloadavg()[0]:.1f}; {WARM} warm-up requests not counted")
         print()
         print("| clients | requests | p50 ms | p95 ms | requests/s | x 1 client | errors | timeouts | in worker p50 ms"
-              " | server MB start | server MB end | growth |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+              " | cores the server got | server MB start | server MB end | growth |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         single = None
         for clients in args.clients:
-            before = rss_mb(pids())
+            before, cpu = rss_mb(pids()), cpu_seconds(pids())
             run = Run(port, body, headers, args.requests, clients, args.timeout, args.max_seconds)
-            after = rss_mb(pids())
+            after, cores_got = rss_mb(pids()), (cpu_seconds(pids()) - cpu) / run.seconds
             rate = len(run.latencies) / run.seconds
             single = single or rate
             print(f"| {clients} | {len(run.latencies) + run.timeouts} | {pct(run.latencies, 50) * 1000:.0f}"
                   f" | {pct(run.latencies, 95) * 1000:.0f} | {rate:.2f} | {rate / single:.2f} | {run.errors}"
-                  f" | {run.timeouts} | {statistics.median(run.worker_seconds) * 1000:.0f} | {before:.0f}"
+                  f" | {run.timeouts} | {statistics.median(run.worker_seconds) * 1000:.0f} | {cores_got:.2f}"
+                  f" | {before:.0f}"
                   f" | {after:.0f} | {(after - before) / before * 100:+.1f}% |", flush=True)
         print(f"\nserver status at the end: {json.dumps(status())}")
     finally:
