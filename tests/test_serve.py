@@ -7,6 +7,7 @@ import base64
 import json
 import re
 import struct
+import time
 import zlib
 from pathlib import Path
 
@@ -235,6 +236,40 @@ def test_a_job_past_the_time_limit_gets_the_exit_12_record_and_a_fresh_worker():
         stats = pool.stats()
         assert stats.replaced == 1 and stats.pids[0] != pid and stats.running == 0
         assert c.post("/api/solve", data={"text": NAMES.read_text()}).json()["records"][0]["ok"]
+
+
+def test_a_trickling_upload_gets_408_and_never_reaches_a_worker():
+    """A body that does not arrive within the upload time: 408, and the pool is never asked."""
+    async def go():
+        pool = WorkerPool(1, 0)  # never started: a job reaching it would fail loudly
+        app = make_app(ServeConfig(workers=1), pool, upload_seconds=0.3)
+        scope = {"type": "http", "method": "POST", "path": "/api/solve", "raw_path": b"/api/solve",
+                 "query_string": b"", "root_path": "", "scheme": "http", "http_version": "1.1",
+                 "server": ("127.0.0.1", 8000), "client": ("127.0.0.1", 5000),
+                 "headers": [(b"content-type", b"multipart/form-data; boundary=b"), (b"content-length", b"5000")]}
+        calls = 0
+
+        async def receive():
+            nonlocal calls
+            calls += 1
+            if calls == 1:
+                return {"type": "http.request", "body": b"--b\r\nContent-Disposition: form-data; name=\"text\"\r\n\r\n",
+                        "more_body": True}
+            await asyncio.sleep(30)  # the rest never comes
+            return {"type": "http.disconnect"}
+
+        sent = []
+
+        async def send(message):
+            sent.append(message)
+
+        t0 = time.perf_counter()
+        await asyncio.wait_for(app(scope, receive, send), 10)
+        return sent, time.perf_counter() - t0, pool.stats()
+
+    sent, took, stats = asyncio.run(go())
+    assert sent[0]["status"] == 408 and took < 5 and stats.served == 0
+    assert "took longer than 0.3 s" in json.loads(sent[1]["body"])["records"][0]["error"]
 
 
 def test_the_queue_is_bounded():

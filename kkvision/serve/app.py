@@ -50,6 +50,7 @@ ASGI = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 MAX_FIELDS = 200  # form fields of one request: a 9x9 has at most 81 cages, each a label field
 MAX_FILES = 2  # the page's two file inputs (camera, gallery); one of them filled
+UPLOAD_SECONDS = 120.0  # a request's body must arrive within this (20 MB at 2 Mbit/s, a slow phone link: 80 s)
 NAME = re.compile(r"[^\w.\- ]+")
 FIELD_LABEL = re.compile(r"^label\.(?:(\d{1,3})\.)?([A-Za-z]\d{1,2})$")  # the page's fix form: label.B3, label.2.B3
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self';"
@@ -150,8 +151,9 @@ def clean_name(name: str | None, text: bool) -> str:
     return base or "upload"
 
 
-def make_app(config: ServeConfig, pool: WorkerPool) -> ASGI:
-    """The ASGI app serving the page and the API with this pool of workers."""
+def make_app(config: ServeConfig, pool: WorkerPool, upload_seconds: float = UPLOAD_SECONDS) -> ASGI:
+    """The ASGI app serving the page and the API with this pool of workers; a body that takes
+    longer than upload_seconds to arrive gets 408 (a trickling client holds no worker, nor long)."""
 
     async def read_job(request: Request, command: str | None) -> Job:
         """The request's form as a Job (the command: the API's path, or the page's field);
@@ -193,7 +195,11 @@ def make_app(config: ServeConfig, pool: WorkerPool) -> ASGI:
         path = request.url.path
         said = command or "solve"
         try:
-            job = await read_job(request, command)
+            job = await asyncio.wait_for(read_job(request, command), upload_seconds)
+        except asyncio.TimeoutError:  # (not yet the builtin TimeoutError on Python 3.10)
+            return _error(path, 408, record(said, "upload", exit_code=3, error="the upload took longer than"
+                                            f" {upload_seconds:g} s; send it again on a faster link"),
+                          {"connection": "close"})
         except KkvisionError as exc:
             return _error(path, 400, record(said, "upload", exit_code=exc.exit_code, error=exc.message))
         except TooManyPixels as exc:
