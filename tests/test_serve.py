@@ -359,3 +359,11 @@ def test_every_asset_of_the_page_ships_in_the_package():
     assert len(assets) >= 6 and "kkvision.serve" in tomllib.loads((ROOT / "pyproject.toml").read_text())[
         "tool"]["setuptools"]["packages"]
     assert [a for a in assets if not any(fnmatch.fnmatch(a, p) for p in patterns)] == []
+
+
+def test_the_start_message_names_addresses_that_work():
+    from kkvision.serve.server import _url_host, phone_addresses
+
+    assert _url_host("0.0.0.0") == "127.0.0.1" and _url_host("::") == "[::1]" and _url_host("10.0.0.5") == "10.0.0.5"
+    assert phone_addresses("127.0.0.1") == []  # loopback only: no phone can reach it, none is named
+    assert all(not a.startswith("127.") for a in phone_addresses("0.0.0.0"))

@@ -29,8 +29,9 @@ def run(config: ServeConfig, verbose: bool = False) -> int:
     host, port = sock.getsockname()[:2]
     pool = WorkerPool(config.worker_count, config.queue_size)
     app = make_app(config, pool)
-    print(f"kkvision: serving on http://{_url_host(host)}:{port}/ ({config.worker_count} workers, queue"
-          f" {config.queue_size}); Ctrl-C to stop", file=sys.stderr, flush=True)
+    workers = f"{config.worker_count} worker{'s' if config.worker_count > 1 else ''}"
+    print(f"kkvision: serving on http://{_url_host(host)}:{port}/ ({workers}, queue {config.queue_size});"
+          " Ctrl-C to stop", file=sys.stderr, flush=True)
     for address in phone_addresses(host):
         print(f"kkvision: on a phone on the same network open http://{address}:{port}/", file=sys.stderr, flush=True)
     server = uvicorn.Server(uvicorn.Config(app, log_level="info" if verbose else "warning", access_log=verbose,
@@ -79,4 +80,6 @@ def phone_addresses(host: str) -> list[str]:
 
 
 def _url_host(host: str) -> str:
+    """How this machine reaches the address listened on (every address: through loopback)."""
+    host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
     return f"[{host}]" if ":" in host else host
