@@ -211,9 +211,12 @@ def make_app(config: ServeConfig, pool: WorkerPool, upload_seconds: float = UPLO
                                                         error=f"malformed form: {exc.detail}"))
         try:
             return job, await _while_connected(request, pool.run(job, config.time_limit))
-        except Busy as exc:
-            rec = record(job.command, job.name, exit_code=1, error=f"the server is busy; try again in {exc.retry_after} s")
-            return _error(path, 503, rec, {"retry-after": str(exc.retry_after)})
+        except Busy as exc:  # no puzzle was looked at: no record, only the reason and when to come back
+            message, headers = f"the server is busy; try again in {exc.retry_after} s", {"retry-after": str(exc.retry_after)}
+            if path.startswith("/api/"):
+                return JSONResponse({"records": [], "picture": None, "picture_name": None, "error": message}, 503,
+                                    headers)
+            return HTMLResponse(PAGES.get_template("page.html").render(page_context(None, message)), 503, headers)
 
     async def api(request: Request) -> Response:
         command = request.path_params["command"]
