@@ -7,7 +7,6 @@ import argparse
 import json
 import logging
 import os
-import re
 import signal
 import sys
 import time
@@ -39,7 +38,7 @@ from .vision.stages import AsRead, GivenLabel
 
 if TYPE_CHECKING:
     from .render import Drawing
-from .vocab import LABEL_READERS, READER_ALIASES, Cell, canonical_label, cell_name, parse_cell
+from .vocab import LABEL_READERS, READER_ALIASES, Cell, cell_name
 
 log = logging.getLogger("kkvision")
 MAX_TIME_LIMIT = 3600.0  # seconds: --time-limit beyond an hour is surely a typo
@@ -209,20 +208,9 @@ def _options(args: argparse.Namespace) -> Options:
                    labels=tuple(parse_label(text) for text in args.label or ()))
 
 
-LABEL_ARG = re.compile(r"^\s*(?:(\d{1,3})\s*:)?\s*([A-Za-z]\d{1,2})\s*=\s*(.+?)\s*$")
-
-
 def parse_label(text: str) -> GivenLabel:
-    """'B3=12+' -> the label 12+ for the cage whose first cell is B3 (column
-    letter, row number); '2:B3=12x' the same on the page's second puzzle; every
-    operator spelling of vocab.SPELLINGS (x X × ÷ − – —) is read."""
-    m = LABEL_ARG.match(text)
-    cell = parse_cell(m[2]) if m else None
-    label = canonical_label(m[3]) if m else None
-    if m is None or cell is None or label is None or (m[1] is not None and int(m[1]) < 1):
-        raise UsageError(f"--label {text!r}: write it as CELL=LABEL, e.g. B3=12+ or A1=3 (column letter, row"
-                         " number), or N:CELL=LABEL for the N-th puzzle of a page")
-    return GivenLabel(cell, label, int(m[1]) if m[1] else None)
+    """A --label's value as a GivenLabel (GivenLabel.parse: 'B3=12+', '2:B3=12x')."""
+    return GivenLabel.parse(text)
 
 
 def _check_args(args: argparse.Namespace) -> None:

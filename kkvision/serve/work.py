@@ -23,7 +23,7 @@ from ..puzzle import Grid
 from ..report import outcome_record, record
 from ..sources import Loaded, load, of_bytes
 from ..vision.stages import LABEL_SURE, GivenLabel, GridGeometry, LabelDecision, Reading
-from ..vocab import Cell, canonical_label, cell_name, label_display, output_name, parse_cell
+from ..vocab import Cell, cell_name, label_display, output_name
 
 if TYPE_CHECKING:
     from ..render import Drawing
@@ -36,7 +36,6 @@ EDGE_STEPS = 4  # points per cell edge in the overlay: a curved page's lines are
 LABEL_BOX = (0.55, 0.36)  # the tappable patch over a label, in cells from the cell's top left (render.PATCH)
 TEXT_SIZE = 0.62  # a label's text height, of its patch's height
 GLYPH_WIDTH = 0.62  # a bold digit's width, of its height: the patch is widened to hold a long label
-LABEL_ARG = re.compile(r"^\s*(?:(\d{1,3})\s*:)?\s*([A-Za-z]\d{1,2})\s*=\s*(.+?)\s*$")  # as cli.LABEL_ARG
 STATUS = {ExitCode.USAGE: 400, ExitCode.INPUT: 400, ExitCode.SOFTWARE: 500}  # else 200: the records say
 
 
@@ -109,14 +108,8 @@ class Answer:
 
 
 def parse_label(text: str) -> GivenLabel:
-    """'B3=12+' or '2:B3=12x', as the command line's --label (cli.parse_label)."""
-    m = LABEL_ARG.match(text)
-    cell = parse_cell(m[2]) if m else None
-    label = canonical_label(m[3]) if m else None
-    if m is None or cell is None or label is None or (m[1] is not None and int(m[1]) < 1):
-        raise UsageError(f"label {text!r}: write it as CELL=LABEL, e.g. B3=12+ or A1=3 (column letter, row"
-                         " number), or N:CELL=LABEL for the N-th puzzle of a page")
-    return GivenLabel(cell, label, int(m[1]) if m[1] else None)
+    """'B3=12+' or '2:B3=12x', as the command line's --label (GivenLabel.parse)."""
+    return GivenLabel.parse(text, what="label")
 
 
 def failure(command: str, name: str, exc: KkvisionError, seconds: float = 0.0) -> Answer:

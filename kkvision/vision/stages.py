@@ -26,18 +26,22 @@ made from its homography.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import KkvisionError
+from ..errors import KkvisionError, UsageError
 from ..puzzle import Cage, Grid, Puzzle
 from ..solver import DEFAULT_TIME_LIMIT
-from ..vocab import Cell, cell_name, label_parts
+from ..vocab import Cell, canonical_label, cell_name, label_parts, parse_cell
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1 in the straightened square
 LABEL_SURE = 0.9  # a label used with less probability than this is shown as unsure
+
+
+LABEL_ARG = re.compile(r"^\s*(?:(\d{1,3})\s*:)?\s*([A-Za-z]\d{1,2})\s*=\s*(.+?)\s*$")  # [PUZZLE:]CELL=LABEL
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,20 @@ class GivenLabel:
 
     def __str__(self) -> str:
         return (f"{self.puzzle}:" if self.puzzle else "") + f"{cell_name(self.cell)}={self.text}"
+
+    @classmethod
+    def parse(cls, text: str, what: str = "--label") -> GivenLabel:
+        """'B3=12+' -> the label 12+ for the cage whose first cell is B3 (column
+        letter, row number); '2:B3=12x' the same on the page's second puzzle; every
+        operator spelling of vocab.SPELLINGS (x X × ÷ − – —) is read.  `what` names
+        the option in the error (the command line's --label, the server's label)."""
+        m = LABEL_ARG.match(text)
+        cell = parse_cell(m[2]) if m else None
+        label = canonical_label(m[3]) if m else None
+        if m is None or cell is None or label is None or (m[1] is not None and int(m[1]) < 1):
+            raise UsageError(f"{what} {text!r}: write it as CELL=LABEL, e.g. B3=12+ or A1=3 (column letter, row"
+                             " number), or N:CELL=LABEL for the N-th puzzle of a page")
+        return cls(cell, label, int(m[1]) if m[1] else None)
 
 
 @dataclass(frozen=True)
