@@ -33,9 +33,10 @@ class KkvisionError(Exception):
 
     exit_code: ExitCode = ExitCode.SOFTWARE
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, cells: tuple[tuple[int, int], ...] = ()) -> None:
         super().__init__(message)
         self.message = message
+        self.cells = cells  # a picture refused for its labels: the first cells of the cages whose labels decide
 
 
 class UsageError(KkvisionError):

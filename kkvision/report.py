@@ -31,7 +31,7 @@ def grid_text(grid: Grid, marks: set[tuple[int, int]] | None = None, unsure: set
 
 SCHEMA = "kkvision/1"  # the version of the JSON records below; changes when a field changes meaning
 RECORD_FIELDS = ("schema", "command", "input", "index", "box", "ok", "exit_code", "error", "puzzle", "solution", "unique",
-                 "labels", "odds", "notes", "image", "wrong", "blank", "unsure", "text", "hints", "seconds")
+                 "labels", "odds", "notes", "decide", "image", "wrong", "blank", "unsure", "text", "hints", "seconds")
 
 
 def record(command: str, input: str, *, exit_code: int = 0, error: str | None = None, puzzle: Puzzle | None = None,
@@ -58,6 +58,8 @@ def outcome_record(command: str, input: str, outcome: Outcome, **extra: Any) -> 
     a picture's puzzle with its place (index, box), labels and odds."""
     where: dict[str, Any] = {} if outcome.index is None else {"index": outcome.index}
     if outcome.error is not None:
+        if outcome.error.cells:
+            where["decide"] = [cell_name(c) for c in outcome.error.cells]
         return record(command, input, exit_code=outcome.error.exit_code, error=outcome.error.message, **where, **extra)
     result = outcome.result
     assert result is not None  # an Outcome holds one of the two

@@ -59,3 +59,18 @@ def test_a_batch_gives_one_record_per_input_failures_included(samples, tmp_path,
     assert code == 3 and [r["exit_code"] for r in recs] == [0, 3, 0]
     for r in recs:
         check_shape(r, "solve", r["exit_code"])
+
+
+def test_a_picture_refused_for_its_labels_names_the_labels_that_decide():
+    """A refusal for the labels (exit 13 here) lists, in 'decide', the cells of the labels
+    whose reading decides, for a user (or the web page) to check or give with --label; other
+    failures leave it null."""
+    from kkvision.errors import GridNotFound, UncertainReading
+    from kkvision.pipeline import Outcome
+    from kkvision.report import outcome_record
+
+    rec = outcome_record("solve", "x.jpg", Outcome(error=UncertainReading("unsure of B3 and A1", cells=((2, 1), (0, 0)))))
+    check_shape(rec, "solve", 13)
+    assert rec["decide"] == ["B3", "A1"]
+    rec = outcome_record("solve", "x.jpg", Outcome(error=GridNotFound("no grid")))
+    assert rec["decide"] is None

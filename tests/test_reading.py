@@ -88,6 +88,7 @@ def test_uncertain_reading_exit_code_and_cells():
                     resolve(4, tuple(readings), 10.0)
                 assert int(err.value.exit_code) == 13
                 assert cage.where in err.value.message and alt.label in err.value.message
+                assert err.value.cells == (cage.cells[0],)  # the one label that decides, for JSON's 'decide'
                 return
     pytest.fail("no label of this puzzle has a second reading with another unique solution: the test checks nothing")
 
@@ -106,8 +107,9 @@ def test_an_unreadable_label_is_solved_without_and_reported():
 def test_too_many_unreadable_labels_are_refused():
     puzzle, _ = random_puzzle(6, seed=22)
     readings = [ClueReading(rd.cells, (("", 0.9),)) if i % 3 == 0 else rd for i, rd in enumerate(sure(puzzle))]
-    with pytest.raises(ClueUnreadable):
+    with pytest.raises(ClueUnreadable) as err:
         resolve(6, tuple(readings), 10.0)
+    assert set(err.value.cells) == {rd.cells[0] for i, rd in enumerate(readings) if i % 3 == 0}
 
 
 def test_hidden_operator_labels_still_solve():
@@ -135,8 +137,9 @@ def test_a_given_label_that_leaves_no_solution_is_named_never_dropped():
     cage = puzzle.cages[k]
     readings = sure(puzzle)
     readings[k] = ClueReading(cage.cells, ((text_of(wrong), 1.0),), "given")
-    with pytest.raises(Unsolvable, match=re.escape(f"--label {cage.where}={text_of(wrong)}: the puzzle has no solution")):
+    with pytest.raises(Unsolvable, match=re.escape(f"--label {cage.where}={text_of(wrong)}: the puzzle has no solution")) as err:
         resolve(6, tuple(readings), 10.0)
+    assert err.value.cells == (cage.cells[0],)
     readings[k] = ClueReading(cage.cells, ((text_of(cage), 1.0),), "given")  # the right label: solved
     assert resolve(6, tuple(readings), 10.0).grid == grid
 

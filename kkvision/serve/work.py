@@ -257,7 +257,8 @@ COMMAND = {"solve": solve, "hint": hint, "check": check}
 
 def view(outcome: Outcome, geom: GridGeometry, given: set[Cell]) -> View:
     """The grid, its cages and each label, in picture pixels, for the page to draw over the picture;
-    a refused puzzle's labels to check first: those read unsurely or not at all, and those given."""
+    a refused puzzle's labels to check first: those the refusal names as deciding (errors' cells),
+    or else those read unsurely or not at all, and those given."""
     n = geom.size
     if outcome.result is not None:
         cages = [c.cells for c in outcome.result.puzzle.cages]
@@ -270,7 +271,9 @@ def view(outcome: Outcome, geom: GridGeometry, given: set[Cell]) -> View:
                                         "given" if cells[0] in given else "sure" if cage and p >= LABEL_SURE
                                         else "unsure" if cage else "not read"))
                  for cells, cage, p in outcome.seen.cages]
-        ask = tuple(s.cell for s in spots if s.how != "sure")
+        decide = {cell_name(c) for c in outcome.error.cells} if outcome.error is not None else set()
+        # the labels that decide when the reading says which (exit 5, 13), else those read unsurely or not at all
+        ask = tuple(s.cell for s in spots if (s.cell in decide or s.how == "given" if decide else s.how != "sure"))
     else:  # refused before the labels were read: the grid alone
         cages, spots, ask = [((r, c),) for r in range(n) for c in range(n)], [], ()
     cage_of = {cell: k for k, cells in enumerate(cages) for cell in cells}

@@ -212,7 +212,8 @@ def _given_at_fault(n: int, readings: tuple[ClueReading, ...], opts: list[list[t
     named = ", ".join(f"{cell_name(readings[i].cells[0])}={readings[i].text}" for i in given)
     return Unsolvable(f"--label {named}: the puzzle has no solution with {'these labels' if len(given) > 1 else 'it'}"
                       " and the other labels as read (without, it has one); check the label"
-                      f"{'s' if len(given) > 1 else ''} given, or give the others it needs with --label")
+                      f"{'s' if len(given) > 1 else ''} given, or give the others it needs with --label",
+                      cells=tuple(readings[i].cells[0] for i in given))
 
 
 def _decision(rd: ClueReading, option: tuple[Cage | None, int], used: Cage, n: int) -> LabelDecision:
@@ -227,7 +228,7 @@ def _decision(rd: ClueReading, option: tuple[Cage | None, int], used: Cage, n: i
 def _unreadable(readings: list[ClueReading]) -> ClueUnreadable:
     where = ", ".join(f"{cell_name(rd.cells[0])} (read {_read_as(rd)})" for rd in readings[:6])
     return ClueUnreadable(f"cannot read the labels at {where}; try a sharper or closer picture,"
-                          " or --debug-dir to see what was read" + FIX_HINT)
+                          " or --debug-dir to see what was read" + FIX_HINT, cells=tuple(rd.cells[0] for rd in readings))
 
 
 def _doubt(readings: tuple[ClueReading, ...], opts: list[list[tuple[Cage | None, int]]], best: Choice,
@@ -247,4 +248,5 @@ def _doubt(readings: tuple[ClueReading, ...], opts: list[list[tuple[Cage | None,
                       f" or {_said(opts[i][rival.picks[i]][0])}" for i in differ[:8])
     return UncertainReading(f"unsure of the labels at {which}: the two readings give solutions that differ in"
                             f" {cells} cells, and the first is only {odds:.1f} times as likely;"
-                            " check those labels with --debug-dir" + FIX_HINT)
+                            " check those labels with --debug-dir" + FIX_HINT,
+                            cells=tuple(readings[i].cells[0] for i in differ))
