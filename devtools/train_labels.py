@@ -3,7 +3,10 @@
 From the repository root (dev-only: not installed with the package):
 
     .venv/bin/pip install -e '.[train]'          # PyTorch (CPU) and onnx
-    .venv/bin/python -m devtools.train_labels --real ../shared/real-dev     # the shipped model
+    .venv/bin/python -m devtools.train_labels --real ../shared/real-dev     # models/labels-second.onnx
+
+models/labels.onnx, the first label model, was made by this script as of commit 72f673f
+(before --reshape; --reshape 0 --small 0.12 --out models/labels.onnx is its recipe today).
 
 What it learns: kkvision.vision.labels reads a fixed crop of the top of each
 cell (labels.label_crop) with a small convolutional network and CTC decoding.
@@ -25,7 +28,10 @@ neighbourhoods ("scenes") drawn under heavy augmentation:
     classics, devtools.synth.HELDOUT_FONTS) and 'app' (Comfortaa, Fira Code,
     Clear Sans, League Spartan, Dosis, B612, Karla and two hands: the held-out
     themes' fonts of devtools.scenes);
-  - size and weight: digit height 8..12% of the cell (an eighth of labels),
+  - faces not installed (--reshape, 0.4 of labels): the drawn label made
+    narrower or wider (0.7..1.35), slanted either way (up to 0.25), lighter
+    or heavier (a stroke's width eroded or dilated);
+  - size and weight: digit height 8..12% of the cell (--small: a fifth of labels),
     12..34%, or 34..45% (a fifth: sites print big labels), kept above the
     crop's bottom; an eighth drawn with a stroke of 2..7% of the size, heavier
     than the font's own weight, placed near the top-left corner;
@@ -95,6 +101,10 @@ HEAVY_WORDS = ("Bold", "Black", "Heavy", "Demi")
 # the glyphs each operator is printed with (repeats weigh them; '·' is rare: a lone dot is easily noise)
 OPERATOR_GLYPHS = {"+": ["+"], "-": ["-", "-", "−", "−", "–", "—"],
                    "*": ["×", "×", "×", "x", "x", "X", "*", "*", "✕", "·"], "/": ["÷", "÷", "/"]}
+RESHAPE = 0.4  # share of labels redrawn as a face not installed (reshape): faces differ in width, slant and weight
+WIDEN = (0.7, 1.35)  # width factors of such faces: condensed .. extended
+SLANT = 0.25  # their slant (x per y), either way: italic faces lean about 0.2
+SMALL = 0.2  # share of labels 8-12% of the cell high, as small print and app labels are
 FALLBACK = {"−": "-", "–": "-", "—": "-", "×": "x", "✕": "x", "·": "x", "÷": "/"}
 
 
@@ -221,6 +231,36 @@ def draw_runs(d: ImageDraw.ImageDraw, runs: list[tuple[str, str, int]], left: fl
     return top + (y1 - y0)
 
 
+def reshape(mask: np.ndarray, rng: random.Random, corner: tuple[float, float], room: tuple[float, float],
+            cap: float) -> np.ndarray:
+    """A drawn label (0..255 coverage) as a face that is not installed would print it:
+    narrower or wider (condensed, extended), slanted (italic either way), and lighter or
+    heavier, about its top-left corner `corner`, kept inside `room` (w, h) from there."""
+    ys, xs = np.nonzero(mask > 127)
+    if not xs.size:
+        return mask
+    width, height = xs.max() - corner[0] + 1, ys.max() - corner[1] + 1
+    sx = rng.uniform(*WIDEN)
+    sx = min(sx, room[0] / max(1.0, width))
+    slant = rng.uniform(-SLANT, SLANT)
+    # x' = cx + sx (x - cx) + slant (bottom - y): the label's foot stays where it was, its top leans
+    bottom = corner[1] + height
+    m = np.float32([[sx, -slant, corner[0] * (1 - sx) + slant * bottom], [0, 1, 0]])
+    lean = abs(slant) * height
+    if slant > 0 and sx * width + lean > room[0]:  # leaning right past the room: shift back
+        m[0, 2] -= sx * width + lean - room[0]
+    if slant < 0:
+        m[0, 2] += lean  # leaning left: the top stays right of the corner
+    out = cv2.warpAffine(mask, m, (mask.shape[1], mask.shape[0]), flags=cv2.INTER_LINEAR)
+    k = max(1, round(cap * rng.uniform(0.04, 0.1)))  # a stroke's change of weight, relative to the digit height
+    u = rng.random()
+    if u < 0.3 and cap >= 14:
+        out = cv2.erode(out, np.ones((k, k), np.uint8))  # a light face
+    elif u < 0.55:
+        out = cv2.dilate(out, np.ones((k, k), np.uint8))  # a heavy face
+    return out
+
+
 def _ink(rng: random.Random, paper: int) -> tuple[int, int, int]:
     kind = rng.random()
     dark = rng.randint(0, min(110, paper - 60))
@@ -321,7 +361,7 @@ def scene(rng: random.Random, designs: dict[str, list[str]], text: str | None = 
     name, fpath = pick_font(rng, designs)
     ink = _ink(rng, paper)
     u = rng.random()  # the label's digit height in cell sides: small, usual, or big as some sites print them
-    cap = (rng.uniform(0.08, 0.12) if u < 0.12 else rng.uniform(0.12, 0.34) if u < 0.8 else rng.uniform(0.34, 0.45)) * s
+    cap = (rng.uniform(0.08, 0.12) if u < SMALL else rng.uniform(0.12, 0.34) if u < 0.8 else rng.uniform(0.34, 0.45)) * s
     fsize = max(5, int(cap / 0.72))
     stroke = rng.uniform(0.02, 0.07) if rng.random() < 0.12 else 0.0  # heavier than the font's own weight
     margin_x = rng.uniform(0.02, 0.12) * s + thick_w / 2 + inset
@@ -332,8 +372,20 @@ def scene(rng: random.Random, designs: dict[str, list[str]], text: str | None = 
     label_bottom = y0 + margin_y
     if digits or glyph:
         runs = label_runs(rng, digits, glyph, fpath, fsize, designs)
-        label_bottom = draw_runs(d, runs, x0 + margin_x, y0 + margin_y, 0.97 * s - margin_x, bottom - margin_y,
-                                 ink, stroke)
+        room = (0.97 * s - margin_x, bottom - margin_y)
+        if RESHAPE and rng.random() < RESHAPE:  # a face unlike any installed: drawn alone, then reshaped
+            layer = Image.new("L", img.size, 0)
+            draw_runs(ImageDraw.Draw(layer), runs, x0 + margin_x, y0 + margin_y, *room, 255, stroke)
+            mask = reshape(np.asarray(layer), rng, (x0 + margin_x, y0 + margin_y), room, cap)
+            label_bottom = y0 + margin_y + cap
+            ys = np.flatnonzero(mask.max(axis=1) > 127)
+            if ys.size:
+                label_bottom = float(ys[-1])
+            alpha = mask.astype(np.float32)[..., None] / 255.0
+            img = Image.fromarray((np.asarray(img) * (1 - alpha) + np.array(ink) * alpha).astype(np.uint8))
+            d = ImageDraw.Draw(img)
+        else:
+            label_bottom = draw_runs(d, runs, x0 + margin_x, y0 + margin_y, *room, ink, stroke)
     font = _font(fpath, fsize)
     if rng.random() < 0.35:  # the right neighbour's label
         other, other_op, _ = random_text(rng)
@@ -601,6 +653,7 @@ def export(model, path: Path) -> None:  # type: ignore[no-untyped-def]
 
 
 def main() -> None:
+    global RESHAPE, SMALL  # the crops' recipe, read by scene() here and in the pool's (forked) workers
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--samples", type=int, default=150_000, help="synthetic training crops")
     ap.add_argument("--val", type=int, default=3000, help="synthetic crops in held-out fonts, to measure")
@@ -614,11 +667,18 @@ def main() -> None:
                     help="train on every picture of --real, none held out: name one source's subfolder"
                          " (e.g. ../shared/real-dev/dlowe) and score the others with bench/real.py")
     ap.add_argument("--real-share", type=float, default=0.05, help="share of training crops that are real")
-    ap.add_argument("--out", type=Path, default=ROOT / "models" / "labels.onnx")
+    ap.add_argument("--reshape", type=float, default=RESHAPE,
+                    help="share of labels redrawn narrower, wider, slanted, lighter or heavier (0: none, as"
+                         " models/labels.onnx was trained)")
+    ap.add_argument("--small", type=float, default=SMALL,
+                    help="share of labels 8-12%% of the cell high (models/labels.onnx: 0.12)")
+    ap.add_argument("--out", type=Path, default=ROOT / "models" / "labels-second.onnx",
+                    help="the model file written (default: the second label model; models/README.md)")
     ap.add_argument("--preview", type=Path, help="write a sheet of synthetic crops here and stop")
     ap.add_argument("--preview-fonts", default="train", choices=("train", *HELDOUT),
                     help="the fonts of the preview: the training ones or a held-out group")
     args = ap.parse_args()
+    RESHAPE, SMALL = args.reshape, args.small
     if args.preview:
         x, y, _ = synthetic(96, args.seed, args.preview_fonts, args.jobs)
         rows = [np.concatenate(list(x[i:i + 8]), axis=1) for i in range(0, 96, 8)]

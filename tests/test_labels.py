@@ -144,3 +144,54 @@ def test_the_tall_crop_keeps_the_top_left_corner_and_grows_down_more_than_right(
     assert (ty1 - ty0) / (y1 - y0) == pytest.approx(labels.TALL[1])
     assert 1 < (tx1 - tx0) / (x1 - x0) < labels.TALL[1]
     assert tx1 < 200 + 0.2 * 100  # the right neighbour's label (from ~0.02 of a side past the border) stays mostly out
+
+
+def _blind_first_model(monkeypatch, calls):
+    """The first label model reads every cell as empty (a face it cannot read); the second reads
+    as shipped.  `calls` records which model each grid reading asked."""
+    from kkvision.vision.stages import LabelReading
+
+    real = labels.read_labels
+
+    def fake(gray, boxes, model=None):
+        calls.append(model or labels.MODEL)
+        if model in (None, labels.MODEL):
+            return [LabelReading((("", 1.0),)) for _ in boxes]
+        return real(gray, boxes, model)
+
+    monkeypatch.setattr(labels, "read_labels", fake)
+
+
+def test_the_second_label_model_reads_a_grid_the_first_cannot(samples, monkeypatch):
+    """When the first model's reading is refused, the second model reads the grid upright (before
+    any quarter turn), and the answer says so."""
+    from kkvision.pipeline import Options, read_source
+    from kkvision.sources import of_bytes
+
+    calls: list[str] = []
+    _blind_first_model(monkeypatch, calls)
+    page = read_source(of_bytes((samples / "photo-6x6.jpg").read_bytes(), "photo-6x6.jpg"), Options())
+    result = page.outcomes[0].result
+    assert result is not None, page.outcomes[0].error
+    assert calls[:2] == [labels.MODEL, labels.SECOND_MODEL]
+    assert any("second label model" in note for note in result.notes)
+    expected = __import__("json").loads((samples / "photo-6x6.expected.json").read_text())["solution"]
+    assert [list(r) for r in result.solution] == expected
+
+
+def test_the_second_label_model_is_not_asked_when_the_first_reads_the_grid(samples, monkeypatch):
+    from kkvision.pipeline import Options, read_source
+    from kkvision.sources import of_bytes
+
+    calls: list[str] = []
+    real = labels.read_labels
+    monkeypatch.setattr(labels, "read_labels", lambda g, b, model=None: calls.append(model or labels.MODEL) or real(g, b, model))
+    result = read_source(of_bytes((samples / "photo-6x6.jpg").read_bytes(), "photo-6x6.jpg"), Options()).outcomes[0].result
+    assert result is not None and calls == [labels.MODEL]
+    assert not any("second label model" in note for note in result.notes)
+
+
+def test_the_second_label_model_ships_with_the_package():
+    from importlib.resources import files
+
+    assert files("kkvision.models").joinpath(labels.SECOND_MODEL).is_file()

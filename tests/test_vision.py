@@ -241,8 +241,8 @@ def test_a_picture_whose_two_best_readings_are_nearly_equal_exits_uncertain_nami
     cage, alt = doubtful
     real = clues_mod.read_labels
 
-    def fake(square, boxes):
-        out = real(square, boxes)
+    def fake(square, boxes, model=None):
+        out = real(square, boxes, model)
         i = [(int(round(b[1] / (900 / 4))), int(round(b[0] / (900 / 4)))) for b in boxes].index(cage.anchor)
         shown = {"=": ""}.get(cage.op, cage.op)
         out[i] = LabelReading(((f"{cage.target}{shown}", 0.5), (f"{alt.target}{shown}", 0.48)))
@@ -262,8 +262,8 @@ def test_label_option_turns_a_refused_picture_into_a_solved_one(samples, monkeyp
 
     real = clues_mod.read_labels
 
-    def smudged(square, boxes):
-        out = real(square, boxes)
+    def smudged(square, boxes, model=None):
+        out = real(square, boxes, model)
         cells = [(int(round(b[1] / (900 / 4))), int(round(b[0] / (900 / 4)))) for b in boxes]
         for cell in ((0, 0), (0, 3)):  # A1 8*, D1 1-
             out[cells.index(cell)] = LabelReading((("", 0.99),))
@@ -289,8 +289,8 @@ def test_convert_writes_a_refused_picture_as_read_for_the_user_to_edit(samples, 
 
     real = clues_mod.read_labels
 
-    def smudged(square, boxes):
-        out = real(square, boxes)
+    def smudged(square, boxes, model=None):
+        out = real(square, boxes, model)
         cells = [(int(round(b[1] / (900 / 4))), int(round(b[0] / (900 / 4)))) for b in boxes]
         for cell in ((0, 0), (0, 3)):  # A1 8*, D1 1-: nothing legible
             out[cells.index(cell)] = LabelReading((("", 0.99),))
@@ -326,8 +326,8 @@ def test_convert_writes_the_reading_solve_uses_and_names_its_unsure_labels(sampl
 
     real = clues_mod.read_labels
 
-    def unsure(square, boxes):
-        out = real(square, boxes)
+    def unsure(square, boxes, model=None):
+        out = real(square, boxes, model)
         cells = [(int(round(b[1] / (900 / 4))), int(round(b[0] / (900 / 4)))) for b in boxes]
         out[cells.index((0, 0))] = LabelReading((("8*", 0.6), ("3*", 0.4)))  # A1 8* (3* has no solution)
         return out

@@ -52,6 +52,11 @@ MIN_CONTRAST = 0.16  # darkness stretch never amplifies less than this (of 255) 
 BEAM = 8  # texts kept per step of the beam search
 KEEP_PROB = 1e-3  # characters less likely than this at a step are not expanded
 MODEL = "labels.onnx"
+# A second label model, trained by the same script on crops whose faces are also reshaped (narrower,
+# wider, slanted, lighter, heavier: devtools/train_labels.py --reshape): it reads other unseen app and web
+# faces better and small URW print worse than MODEL, so it is asked only when MODEL's reading of a grid
+# is refused (vision/read.py), never to overrule an answer.
+SECOND_MODEL = "labels-second.onnx"
 
 
 def crop_box(cell_box: tuple[float, float, float, float], scale: tuple[float, float] = (1.0, 1.0)
@@ -98,11 +103,11 @@ def normalise(crop: np.ndarray) -> np.ndarray:
     return np.clip((paper - c) / span, 0.0, 1.0)
 
 
-def probabilities(crops: list[np.ndarray]) -> np.ndarray:
-    """(N, T, classes) per-column character probabilities for N crops."""
+def probabilities(crops: list[np.ndarray], model: str | None = None) -> np.ndarray:
+    """(N, T, classes) per-column character probabilities for N crops (by MODEL unless another is named)."""
     if not crops:
         return np.zeros((0, CROP_W // 4, len(ALPHABET) + 1), np.float32)
-    logits = nets.scores(MODEL, crops)  # (N, classes, 1, T)
+    logits = nets.scores(model or MODEL, crops)  # (N, classes, 1, T)
     return nets.softmax(logits.reshape(logits.shape[0], logits.shape[1], -1).transpose(0, 2, 1), axis=2)
 
 
@@ -133,20 +138,21 @@ def decode(probs: np.ndarray, keep: int = 5) -> tuple[tuple[str, float], ...]:
     return tuple(("".join(ALPHABET[k - 1] for k in prefix), pb + pc) for prefix, (pb, pc) in ranked_out)
 
 
-def read_labels(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, float]]) -> list[LabelReading]:
+def read_labels(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, float]], model: str | None = None
+                ) -> list[LabelReading]:
     """The most probable texts of the label in each cell (an empty text: no
     label), from the usual crop or, for a grid of big labels, the TALL one."""
-    crops, usual = _read(gray, cell_boxes, (1.0, 1.0))
+    crops, usual = _read(gray, cell_boxes, (1.0, 1.0), model)
     if all(rd.texts and rd.texts[0][1] >= SURE for rd in usual) or _cut_off(crops, usual) < CUT_OFF:
         return usual
-    _, tall = _read(gray, cell_boxes, TALL)
+    _, tall = _read(gray, cell_boxes, TALL, model)
     return tall if _sureness(tall) > _sureness(usual) + TALL_GAIN else usual
 
 
-def _read(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, float]], scale: tuple[float, float]
-          ) -> tuple[list[np.ndarray], list[LabelReading]]:
+def _read(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, float]], scale: tuple[float, float],
+          model: str | None = None) -> tuple[list[np.ndarray], list[LabelReading]]:
     crops = [label_crop(gray, box, scale) for box in cell_boxes]
-    return crops, [LabelReading(decode(p)) for p in probabilities(crops)]
+    return crops, [LabelReading(decode(p)) for p in probabilities(crops, model)]
 
 
 def _cut_off(crops: list[np.ndarray], readings: list[LabelReading]) -> float:

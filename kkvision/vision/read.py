@@ -143,7 +143,8 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
     """What was read from one grid found in the picture, and its answer.  When
     the labels cannot be read as a puzzle upright, the square is turned a
     quarter, a half and three quarters (a picture taken on its side with no
-    orientation tag): the one way round whose labels give an answer is taken."""
+    orientation tag): the one way round whose labels give an answer is taken.
+    Before turning, the second label model reads it upright (labels.SECOND_MODEL)."""
     trace = Trace() if trace is None else trace
     log.info("%s: %dx%d grid found", name, geom.size, geom.size)
     try:
@@ -151,6 +152,16 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
             try:
                 return _read_once(geom, square, name, opts, trace)
             except TURN_WHEN as upright:
+                second = Trace()
+                try:
+                    reading = _read_once(geom, square, name, opts, second, second_model=True)
+                except KkvisionError:
+                    pass
+                else:
+                    trace.__dict__.update(second.__dict__)
+                    log.info("%s: read by the second label model", name)
+                    return replace(reading, notes=("the labels were read by the second label model (the first"
+                                                   " could not read them as a puzzle)",) + reading.notes)
                 found = []
                 for k in TURNS:
                     turned = Trace()
@@ -173,10 +184,12 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
             write_stages(opts.debug_dir, image, trace)
 
 
-def _read_once(geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOptions, trace: Trace) -> Reading:
-    """The grid read one way round: cages, labels, the reading and its answer."""
+def _read_once(geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOptions, trace: Trace,
+               second_model: bool = False) -> Reading:
+    """The grid read one way round: cages, labels (by the second label model
+    when `second_model`), the reading and its answer."""
     trace.geometry, trace.square = geom, square
-    labels = reader(opts.ocr)
+    labels = reader(opts.ocr, second_model)
     layout, _ = find_cages(square, geom)
     trace.drawn = layout
     cells = read_cells(square, geom, labels)

@@ -39,17 +39,19 @@ class LabelReader(Protocol):
 
 
 class NetworkReader:
-    """The shipped label network, run by OpenCV's dnn module."""
+    """The shipped label network, run by OpenCV's dnn module (`second`: the
+    second label model, asked when the first one's reading is refused)."""
 
     name = "model"
 
-    def __init__(self) -> None:
+    def __init__(self, second: bool = False) -> None:
         self.processes = 0
+        self.second = second
 
     def read_cells(self, square: np.ndarray, boxes: list[Box]) -> list[LabelReading]:
-        from .labels import read_labels
+        from .labels import MODEL, SECOND_MODEL, read_labels
 
-        return read_labels(square, boxes)
+        return read_labels(square, boxes, SECOND_MODEL if self.second else MODEL)
 
     def confirm(self, square: np.ndarray, boxes: list[Box], clues: list[ClueReading]) -> list[ClueReading]:
         return clues
@@ -73,9 +75,10 @@ class TesseractWitness(NetworkReader):
 READERS: dict[str, type[NetworkReader]] = {cls.name: cls for cls in (NetworkReader, TesseractWitness)}
 
 
-def reader(name: str) -> LabelReader:
-    """A fresh reader of that name (vocab.LABEL_READERS, or an older alias)."""
-    return READERS[READER_ALIASES.get(name, name)]()
+def reader(name: str, second: bool = False) -> LabelReader:
+    """A fresh reader of that name (vocab.LABEL_READERS, or an older alias),
+    with the second label model when `second`."""
+    return READERS[READER_ALIASES.get(name, name)](second)
 
 
 def _digit_crop(square: np.ndarray, box: Box, text: str) -> np.ndarray:
