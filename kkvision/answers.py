@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from .errors import ExitCode, InputError
 from .puzzle import Grid, Puzzle
 from .vision.stages import GridGeometry
-from .vocab import Cell
+from .vocab import Cell, cell_name
 
 BLANK = 0
 
@@ -67,6 +68,42 @@ def verdict_of(check: CheckResult, unsure: tuple[Cell, ...] = ()) -> ExitCode:
     if check.wrong:
         return ExitCode.ANSWERS_WRONG
     return ExitCode.ANSWERS_UNSURE if unsure else ExitCode.OK
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One puzzle's answers judged: the check, and the written cells not read
+    surely enough to judge (never called right or wrong)."""
+
+    check: CheckResult
+    unsure: tuple[Cell, ...] = ()
+
+    @property
+    def blank(self) -> tuple[Cell, ...]:
+        """Cells left empty (a cell not read surely is written, not blank)."""
+        return tuple(c for c in self.check.blank if c not in self.unsure)
+
+    @property
+    def verdict(self) -> ExitCode:
+        return verdict_of(self.check, self.unsure)
+
+    def record_fields(self, notes: tuple[str, ...]) -> dict[str, Any]:
+        """This check's fields of the JSON record (report.outcome_record's extras), the puzzle's notes first."""
+        unsure = [f"unsure cells: {', '.join(map(cell_name, self.unsure))}"] if self.unsure else []
+        return dict(exit_code=self.verdict, notes=list(notes) + unsure, wrong=[list(c) for c in self.check.wrong],
+                    blank=[list(c) for c in self.blank], unsure=[list(c) for c in self.unsure])
+
+
+def judge(puzzle: Puzzle, solution: Grid, typed: str | None, picture: np.ndarray | None = None,
+          geometry: GridGeometry | None = None) -> Judged:
+    """The answers typed (an answers text), or else those written in the
+    picture's cells, against the solution: `check`'s work for one puzzle."""
+    if typed is not None:
+        return Judged(check_answers(puzzle, solution, read_answers(typed, puzzle.size)))
+    if picture is None or geometry is None:
+        raise InputError("no answers to check: give them typed, or check a picture with the answers written in")
+    answers, unsure = written_answers(picture, geometry)
+    return Judged(check_answers(puzzle, solution, answers), unsure)
 
 
 def written_answers(picture: np.ndarray, geometry: GridGeometry) -> tuple[Grid, tuple[Cell, ...]]:

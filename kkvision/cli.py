@@ -422,7 +422,7 @@ def _picture(args: argparse.Namespace, page: Page, source: Source, kind: str, dr
 
 def cmd_check(args: argparse.Namespace) -> int:
     """The user's answers (a text file, or read from the picture's cells) against each puzzle's solution."""
-    from .answers import CheckResult, check_answers, read_answers, verdict_of, written_answers
+    from .answers import Judged, judge
     from .render import Drawing
     from .sources import read_text
 
@@ -434,45 +434,33 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise UsageError(f"{page.name} holds {len(page.outcomes)} puzzles and an answers file is for one:"
                          " name it with --puzzle N")
     typed = read_text(args.answers) if args.answers is not None else None
-    checked: list[tuple[Outcome, CheckResult | None, tuple[Cell, ...]]] = []
+    checked: list[tuple[Outcome, Judged | None]] = []
     drawings = []
     for outcome in (o.unique() for o in page.outcomes):
         result = outcome.result
         if result is None:
-            checked.append((outcome, None, ()))
+            checked.append((outcome, None))
             continue
-        unsure: tuple[Cell, ...] = ()
-        if typed is not None:
-            answers = read_answers(typed, result.puzzle.size)
-        else:
-            assert page.picture is not None and result.geometry is not None
-            answers, unsure = written_answers(page.picture, result.geometry)
-        verdict = check_answers(result.puzzle, result.solution, answers)
-        checked.append((outcome, verdict, unsure))
+        one = judge(result.puzzle, result.solution, typed, page.picture, result.geometry)
+        checked.append((outcome, one))
         if result.geometry is not None:
             drawings.append(Drawing(result.geometry, result.solution, result.labels, check=True,
-                                    wrong=frozenset(verdict.wrong), blank=frozenset(set(verdict.blank) - set(unsure)),
-                                    unsure=frozenset(unsure)))
+                                    wrong=frozenset(one.check.wrong), blank=frozenset(one.blank),
+                                    unsure=frozenset(one.unsure)))
     image = _picture(args, page, source, "checked", drawings)
     code = 0
-    for outcome, check, unsure in checked:
+    for outcome, judged in checked:
         where = _each(args, page, outcome)
-        if check is None:
+        if judged is None:
             code = code or _failed(args, page, outcome, where)
             continue
         assert outcome.result is not None
         for note in outcome.result.notes:
             log.warning("%s%s", where, note)
-        blank = tuple(c for c in check.blank if c not in unsure)
-        verdict_code = verdict_of(check, unsure)
+        check, unsure, blank, verdict_code = judged.check, judged.unsure, judged.blank, judged.verdict
         if args.json:
-            print(dump(outcome_record("check", page.name, outcome, exit_code=verdict_code,
-                                      image=str(image) if image else None,
-                                      notes=list(outcome.result.notes) + ([f"unsure cells: {', '.join(map(cell_name, unsure))}"]
-                                                                          if unsure else []),
-                                      wrong=[list(c) for c in check.wrong], blank=[list(c) for c in blank],
-                                      unsure=[list(c) for c in unsure]),
-                       False))
+            print(dump(outcome_record("check", page.name, outcome, image=str(image) if image else None,
+                                      **judged.record_fields(outcome.result.notes)), False))
         else:
             print(grid_text(check.answers, set(check.wrong), set(unsure)))
             print(f"{len(check.wrong)} wrong, {len(blank)} blank"

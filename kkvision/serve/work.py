@@ -179,7 +179,7 @@ def solve(job: Job, page: Page) -> tuple[list[dict[str, Any]], list[Drawing]]:
 
 def check(job: Job, page: Page) -> tuple[list[dict[str, Any]], list[Drawing]]:
     """As `kkvision check` (cli.cmd_check): typed answers, or those written in the picture, judged."""
-    from ..answers import check_answers, read_answers, verdict_of, written_answers
+    from ..answers import judge
     from ..render import Drawing
 
     if job.answers is None and page.picture is None:
@@ -193,21 +193,12 @@ def check(job: Job, page: Page) -> tuple[list[dict[str, Any]], list[Drawing]]:
         if result is None:
             records.append(outcome_record("check", page.name, outcome))
             continue
-        unsure: tuple[Cell, ...] = ()
-        if job.answers is not None:
-            answers = read_answers(job.answers, result.puzzle.size)
-        else:
-            assert page.picture is not None and result.geometry is not None
-            answers, unsure = written_answers(page.picture, result.geometry)
-        verdict = check_answers(result.puzzle, result.solution, answers)
-        blank = tuple(c for c in verdict.blank if c not in unsure)
+        judged = judge(result.puzzle, result.solution, job.answers, page.picture, result.geometry)
         if result.geometry is not None:
             drawings.append(Drawing(result.geometry, result.solution, result.labels, check=True,
-                                    wrong=frozenset(verdict.wrong), blank=frozenset(blank), unsure=frozenset(unsure)))
-        notes = list(result.notes) + ([f"unsure cells: {', '.join(map(cell_name, unsure))}"] if unsure else [])
-        records.append(outcome_record("check", page.name, outcome, exit_code=verdict_of(verdict, unsure), notes=notes,
-                                      wrong=[list(c) for c in verdict.wrong], blank=[list(c) for c in blank],
-                                      unsure=[list(c) for c in unsure]))
+                                    wrong=frozenset(judged.check.wrong), blank=frozenset(judged.blank),
+                                    unsure=frozenset(judged.unsure)))
+        records.append(outcome_record("check", page.name, outcome, **judged.record_fields(result.notes)))
     return records, drawings
 
 
