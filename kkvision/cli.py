@@ -38,7 +38,7 @@ from .vision.stages import AsRead, GivenLabel
 
 if TYPE_CHECKING:
     from .render import Drawing
-from .vocab import LABEL_READERS, READER_ALIASES, Cell, cell_name
+from .vocab import LABEL_READERS, READER_ALIASES, cell_name
 
 log = logging.getLogger("kkvision")
 MAX_TIME_LIMIT = 3600.0  # seconds: --time-limit beyond an hour is surely a typo
@@ -480,9 +480,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_hint(args: argparse.Namespace) -> int:
     """For each puzzle, a few cells that follow from the clues by the simplest reasoning, with the reason for each."""
-    from .answers import read_answers, written_answers
-    from .hints import Hint, hints
-    from .puzzle import Grid
+    from .hints import Hinted, hint_puzzle
     from .render import Drawing
     from .sources import read_text
 
@@ -492,46 +490,30 @@ def cmd_hint(args: argparse.Namespace) -> int:
         raise UsageError(f"{page.name} holds {len(page.outcomes)} puzzles and a progress file is for one:"
                          " name it with --puzzle N")
     typed = read_text(args.answers) if args.answers is not None else None
-    found: list[tuple[Outcome, list[Hint], tuple[Cell, ...]]] = []
+    found: list[tuple[Outcome, Hinted | None]] = []
+    drawings = []
     for outcome in (o.unique() for o in page.outcomes):
         result = outcome.result
         if result is None:
-            found.append((outcome, [], ()))
+            found.append((outcome, None))
             continue
-        progress: Grid | None = None
-        unsure: tuple[Cell, ...] = ()
-        if typed is not None:
-            progress = read_answers(typed, result.puzzle.size)
-        elif page.picture is not None and result.geometry is not None:
-            progress, unsure = written_answers(page.picture, result.geometry)
-        found.append((outcome, hints(result.puzzle, result.solution, args.cells, progress), unsure))
-    drawings = []
-    for outcome, cells, _ in found:
-        if outcome.result is not None and outcome.result.geometry is not None and cells:
-            shown = [[0] * outcome.result.puzzle.size for _ in range(outcome.result.puzzle.size)]
-            for hint in cells:
-                if not hint.wrong:
-                    shown[hint.cell[0]][hint.cell[1]] = hint.digit
-            drawings.append(Drawing(outcome.result.geometry, tuple(map(tuple, shown)), outcome.result.labels,
-                                    wrong=frozenset(h.cell for h in cells if h.wrong)))
+        one = hint_puzzle(result.puzzle, result.solution, args.cells, typed, page.picture, result.geometry)
+        found.append((outcome, one))
+        if result.geometry is not None and one.hints:
+            drawings.append(Drawing(result.geometry, one.shown(), result.labels, wrong=one.wrong))
     image = _picture(args, page, source, "hint", drawings)
     code = 0
-    for outcome, cells, unsure in found:
+    for outcome, hinted in found:
         where = _each(args, page, outcome)
-        if outcome.result is None:
+        if hinted is None or outcome.result is None:
             code = code or _failed(args, page, outcome, where)
             continue
-        notes = list(outcome.result.notes)
-        if unsure:
-            notes.append("cells written but not read surely, taken as empty: " + ", ".join(map(cell_name, unsure)))
-        for note in notes:
+        for note in hinted.notes(outcome.result.notes):
             log.warning("%s%s", where, note)
+        cells = hinted.hints
         if args.json:
-            print(dump(outcome_record("hint", page.name, outcome, solution=None, image=str(image) if image else None,
-                                      notes=notes, unsure=[list(c) for c in unsure],
-                                      hints=[{"cell": cell_name(h.cell), "digit": None if h.wrong else h.digit,
-                                              "wrong": h.wrong, "holds": h.holds or None, "reason": h.reason}
-                                             for h in cells]), False))
+            print(dump(outcome_record("hint", page.name, outcome, image=str(image) if image else None,
+                                      **hinted.record_fields(outcome.result.notes)), False))
         else:
             for hint in cells:
                 print(f"{cell_name(hint.cell)} is wrong: {hint.reason}" if hint.wrong

@@ -21,8 +21,14 @@ may build on earlier ones.  A cell found is checked against the solution.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from .puzzle import Cage, Cell, Grid, Puzzle, TooManyTuples, cage_tuples, cell_name
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .vision.stages import GridGeometry
 
 TUPLE_BUDGET = 200_000  # steps listing one cage's fillings; a bigger cage gives no 'cage' hints
 
@@ -37,6 +43,53 @@ class Hint:
     @property
     def wrong(self) -> bool:
         return self.holds != 0
+
+
+@dataclass(frozen=True)
+class Hinted:
+    """One puzzle's hints, and the written cells not read surely (taken as empty)."""
+
+    size: int
+    hints: tuple[Hint, ...]
+    unsure: tuple[Cell, ...] = ()
+
+    def notes(self, notes: tuple[str, ...]) -> list[str]:
+        """The puzzle's notes, and which written cells were taken as empty."""
+        return list(notes) + (["cells written but not read surely, taken as empty: "
+                               + ", ".join(map(cell_name, self.unsure))] if self.unsure else [])
+
+    def shown(self) -> Grid:
+        """The digits to draw: each cell revealed (0 elsewhere)."""
+        grid = [[0] * self.size for _ in range(self.size)]
+        for h in self.hints:
+            if not h.wrong:
+                grid[h.cell[0]][h.cell[1]] = h.digit
+        return tuple(map(tuple, grid))
+
+    @property
+    def wrong(self) -> frozenset[Cell]:
+        return frozenset(h.cell for h in self.hints if h.wrong)
+
+    def record_fields(self, notes: tuple[str, ...]) -> dict[str, Any]:
+        """These hints' fields of the JSON record (report.outcome_record's extras)."""
+        return dict(solution=None, notes=self.notes(notes), unsure=[list(c) for c in self.unsure],
+                    hints=[{"cell": cell_name(h.cell), "digit": None if h.wrong else h.digit, "wrong": h.wrong,
+                            "holds": h.holds or None, "reason": h.reason} for h in self.hints])
+
+
+def hint_puzzle(puzzle: Puzzle, solution: Grid, count: int, typed: str | None, picture: np.ndarray | None = None,
+                geometry: GridGeometry | None = None) -> Hinted:
+    """`hint`'s work for one puzzle: the progress typed (an answers text), or
+    else written in the picture's cells (none for a text), then the hints."""
+    from .answers import read_answers, written_answers
+
+    progress: Grid | None = None
+    unsure: tuple[Cell, ...] = ()
+    if typed is not None:
+        progress = read_answers(typed, puzzle.size)
+    elif picture is not None and geometry is not None:
+        progress, unsure = written_answers(picture, geometry)
+    return Hinted(puzzle.size, tuple(hints(puzzle, solution, count, progress)), unsure)
 
 
 def hints(puzzle: Puzzle, solution: Grid, count: int = 1, progress: Grid | None = None) -> list[Hint]:

@@ -19,7 +19,6 @@ import numpy as np
 
 from ..errors import ExitCode, InputError, KkvisionError, UsageError
 from ..pipeline import Options, Outcome, Page, read_loaded
-from ..puzzle import Grid
 from ..report import outcome_record, record
 from ..sources import Loaded, load, of_bytes
 from ..vision.stages import LABEL_SURE, GivenLabel, GridGeometry, LabelDecision, Reading
@@ -204,8 +203,7 @@ def check(job: Job, page: Page) -> tuple[list[dict[str, Any]], list[Drawing]]:
 
 def hint(job: Job, page: Page) -> tuple[list[dict[str, Any]], list[Drawing]]:
     """As `kkvision hint` (cli.cmd_hint): cells written wrong named, then `cells` more revealed."""
-    from ..answers import read_answers, written_answers
-    from ..hints import hints
+    from ..hints import hint_puzzle
     from ..render import Drawing
 
     if job.answers is not None and len(page.outcomes) > 1:
@@ -217,29 +215,10 @@ def hint(job: Job, page: Page) -> tuple[list[dict[str, Any]], list[Drawing]]:
         if result is None:
             records.append(outcome_record("hint", page.name, outcome))
             continue
-        progress: Grid | None = None
-        unsure: tuple[Cell, ...] = ()
-        if job.answers is not None:
-            progress = read_answers(job.answers, result.puzzle.size)
-        elif page.picture is not None and result.geometry is not None:
-            progress, unsure = written_answers(page.picture, result.geometry)
-        found = hints(result.puzzle, result.solution, job.cells, progress)
-        if result.geometry is not None and found:
-            n = result.puzzle.size
-            shown = [[0] * n for _ in range(n)]
-            for h in found:
-                if not h.wrong:
-                    shown[h.cell[0]][h.cell[1]] = h.digit
-            drawings.append(Drawing(result.geometry, tuple(map(tuple, shown)), result.labels,
-                                    wrong=frozenset(h.cell for h in found if h.wrong)))
-        notes = list(result.notes)
-        if unsure:
-            notes.append("cells written but not read surely, taken as empty: " + ", ".join(map(cell_name, unsure)))
-        records.append(outcome_record("hint", page.name, outcome, solution=None, notes=notes,
-                                      unsure=[list(c) for c in unsure],
-                                      hints=[{"cell": cell_name(h.cell), "digit": None if h.wrong else h.digit,
-                                              "wrong": h.wrong, "holds": h.holds or None, "reason": h.reason}
-                                             for h in found]))
+        hinted = hint_puzzle(result.puzzle, result.solution, job.cells, job.answers, page.picture, result.geometry)
+        if result.geometry is not None and hinted.hints:
+            drawings.append(Drawing(result.geometry, hinted.shown(), result.labels, wrong=hinted.wrong))
+        records.append(outcome_record("hint", page.name, outcome, **hinted.record_fields(result.notes)))
     return records, drawings
 
 
