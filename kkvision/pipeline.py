@@ -69,6 +69,8 @@ class Outcome:
     error: KkvisionError | None = None
     index: int | None = None  # 1-based place among the page's puzzles; None when the source holds one
     seen: AsRead | None = None  # a refused picture's puzzle as its labels were read (convert writes it)
+    # a picture's puzzle: where its grid is, a refused one's too (kept when unique() refuses a result)
+    geometry: GridGeometry | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if (self.result is None) == (self.error is None):
@@ -123,8 +125,8 @@ def read_loaded(loaded: Loaded, opts: Options) -> Page:
 
     count, read = read_page(loaded.picture, loaded.name, opts, opts.puzzle)
     outcomes = tuple(
-        Outcome(_result(r), index=k if count > 1 else None) if isinstance(r, Reading)
-        else Outcome(error=r.error, index=k if count > 1 else None, seen=r.seen)
+        Outcome(_result(r), index=k if count > 1 else None, geometry=r.geometry) if isinstance(r, Reading)
+        else Outcome(error=r.error, index=k if count > 1 else None, seen=r.seen, geometry=r.geometry)
         for k, r in read)
     return Page(loaded.name, outcomes, loaded.picture)
 

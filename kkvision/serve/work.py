@@ -21,7 +21,7 @@ from ..errors import ExitCode, InputError, KkvisionError, UsageError
 from ..pipeline import Options, Outcome, Page, read_loaded
 from ..report import outcome_record, record
 from ..sources import Loaded, load, of_bytes
-from ..vision.stages import LABEL_SURE, GivenLabel, GridGeometry, LabelDecision, Reading
+from ..vision.stages import LABEL_SURE, GivenLabel, GridGeometry, LabelDecision
 from ..vocab import Cell, cell_name, label_display, output_name
 
 if TYPE_CHECKING:
@@ -131,7 +131,7 @@ def run(job: Job) -> Answer:
     try:
         opts = Options(time_limit=job.time_limit, max_pixels=job.max_pixels, puzzle=job.puzzle, labels=job.labels)
         loaded = load(of_bytes(job.data, job.name), job.max_pixels)
-        page, geometries = read(loaded, opts)
+        page = read_loaded(loaded, opts)
         records, drawings = COMMAND[job.command](job, page)
     except KkvisionError as exc:
         answer = failure(job.command, job.name, exc, round(time.perf_counter() - t0, 3))
@@ -143,27 +143,12 @@ def run(job: Job) -> Answer:
         from ..render import draw
 
         drawn = draw(page.picture, drawings) if drawings else page.picture
-        views = [view(o, g, {lb.cell for lb in job.labels if lb.puzzle in (None, o.index, job.puzzle)})
-                 for o, g in zip(page.outcomes, geometries) if g is not None]
+        views = [view(o, o.geometry, {lb.cell for lb in job.labels if lb.puzzle in (None, o.index, job.puzzle)})
+                 for o in page.outcomes if o.geometry is not None]
         answer = _with_picture(answer, job, page.picture, drawn, views)
     seconds = round(time.perf_counter() - t0, 3)
     return Answer(answer.status, tuple(dict(r, seconds=seconds) for r in answer.records), answer.picture,
                   answer.picture_type, answer.picture_name, answer.width, answer.height, answer.views, seconds)
-
-
-def read(loaded: Loaded, opts: Options) -> tuple[Page, list[GridGeometry | None]]:
-    """pipeline.read_loaded, and where each puzzle's grid is, also for a refused one
-    (the page shows what was read): the vision's Refusal keeps it, an Outcome does not."""
-    if loaded.picture is None:
-        page = read_loaded(loaded, opts)
-        return page, [None] * len(page.outcomes)
-    from ..pipeline import _result  # the one place a Reading becomes a Result
-    from ..vision.read import read_page
-
-    count, found = read_page(loaded.picture, loaded.name, opts, opts.puzzle)
-    outcomes = tuple(Outcome(_result(r), index=k if count > 1 else None) if isinstance(r, Reading)
-                     else Outcome(error=r.error, index=k if count > 1 else None, seen=r.seen) for k, r in found)
-    return Page(loaded.name, outcomes, loaded.picture), [r.geometry for _, r in found]
 
 
 def solve(job: Job, page: Page) -> tuple[list[dict[str, Any]], list[Drawing]]:
