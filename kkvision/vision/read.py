@@ -38,7 +38,7 @@ from .clues import clue_for, given_labels, read_cells, read_clues
 from .grid import NO_GRID, find_grid, searches
 from .readers import reader
 from .reading import resolve
-from .stages import AsRead, GivenLabel, GridGeometry, Reading, Refusal, Trace, VisionOptions
+from .stages import AsRead, CageLayout, GivenLabel, GridGeometry, Reading, Refusal, Trace, VisionOptions
 
 log = logging.getLogger("kkvision")
 MIN_SUDOKU = 4  # the smallest sudoku (2x2 boxes); a 3x3 grid of three 3-cell cages may be a KenKen
@@ -154,7 +154,7 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
             except TURN_WHEN as upright:
                 second = Trace()
                 try:
-                    reading = _read_once(geom, square, name, opts, second, second_model=True)
+                    reading = _read_once(geom, square, name, opts, second, second_model=True, drawn=trace.drawn)
                 except KkvisionError:
                     pass
                 else:
@@ -185,12 +185,13 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
 
 
 def _read_once(geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOptions, trace: Trace,
-               second_model: bool = False) -> Reading:
-    """The grid read one way round: cages, labels (by the second label model
-    when `second_model`), the reading and its answer."""
+               second_model: bool = False, drawn: CageLayout | None = None) -> Reading:
+    """The grid read one way round: cages (`drawn`: as found already, the same
+    way round), labels (by the second label model when `second_model`), the
+    reading and its answer."""
     trace.geometry, trace.square = geom, square
     labels = reader(opts.ocr, second_model)
-    layout, _ = find_cages(square, geom)
+    layout = drawn if drawn is not None else find_cages(square, geom)[0]
     trace.drawn = layout
     cells = read_cells(square, geom, labels)
     layout = agree_with_labels(layout, cells)
