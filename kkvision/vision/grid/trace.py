@@ -37,6 +37,8 @@ PAIR = (0.06, 0.36)  # two like lines this far apart (cells), either side of whe
                      # cage outlines inset either side of it (cages.INSET: 0.03..0.18 of a cell inside each
                      # cell); closer, a line drawn along another (an app's selected cage)
 LIKE = 0.6  # ... lines of like strength: the weaker at least this fraction of the stronger
+BANDS = 2  # dark bands (a toolbar, a ruled box's tint) a window may hold beside its line: a run of darkness
+           # reaching past either end of the window is such a band or its edge, never a line
 MAX_SHIFT = 0.45  # a fit moving a line more than this many cells is wrong: stay with the frame
 
 
@@ -139,6 +141,8 @@ def _finds(profiles: np.ndarray, lines: np.ndarray, half: float, cell: float
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """For each line k and strip s: where the profile peaks within `half` px of
     lines[k, s].  profiles: (strips, length) darkness along the across-axis.
+    A run of darkness reaching past the window's ends is a band (a toolbar
+    over the frame), not a line: the darkest run inside is taken instead.
     Two like peaks either side of where the line is expected, PAIR cells
     apart, are two cages' outlines inset in the cells either side of a
     (fainter) cell line: the line is between them."""
@@ -151,17 +155,26 @@ def _finds(profiles: np.ndarray, lines: np.ndarray, half: float, cell: float
             if hi - lo < 3:
                 continue
             seg = profiles[s, lo:hi]
-            p = int(np.argmax(seg))
             floor = float(np.median(seg))
-            top = float(seg[p])
-            level = (top + floor) / 2
-            a, b, centre = _peak(seg, p, level)
-            rest = seg.copy()
+            look = seg.copy()
+            for _ in range(BANDS + 1):  # the darkest run that ends inside the window: a band is no line
+                p = int(np.argmax(look))
+                top = float(look[p])
+                level = (top + floor) / 2
+                a, b, centre = _peak(seg, p, level)
+                if 0 < a and b < len(seg) - 1 or top <= floor:
+                    break
+                look[a:b + 1] = floor
+            if not (0 < a and b < len(seg) - 1) or top <= floor:
+                continue
+            rest = look  # without the bands
             rest[max(0, a - 1):b + 2] = floor  # the peak found and its shoulders
             q = int(np.argmax(rest))
             if (rest[q] - floor >= LIKE * (top - floor) and PAIR[0] * cell <= abs(q - p) <= PAIR[1] * cell
                     and min(p, q) < c - lo < max(p, q) and seg[min(p, q):max(p, q) + 1].min() < level):
-                centre = (centre + _peak(seg, q, (rest[q] + floor) / 2)[2]) / 2
+                qa, qb, other = _peak(seg, q, (rest[q] + floor) / 2)
+                if 0 < qa and qb < len(seg) - 1:
+                    centre = (centre + other) / 2
             centre += lo
             ks.append(k)
             ss.append(s)
