@@ -145,3 +145,44 @@ def test_scanned_page_of_four_tilted_puzzles():
     image, puzzles = page((2500, 3500), [(5, 583, 568, 212), (3, 960, 1324, 58), (7, 616, 1498, 1896),
                                          (3, 593, 112, 2639)], seed=107, style="scan")
     check(image, puzzles)
+
+
+def _traced(n: int, right: np.ndarray, down: np.ndarray):
+    """A Trace holding only a grid's size and its borders as drawn (read.is_sudoku's inputs)."""
+    from kkvision.vision.cages import group, rows
+    from kkvision.vision.stages import CageLayout, GridGeometry, Trace
+
+    right, down = right.copy(), down.copy()
+    right[:, -1] = True
+    down[-1, :] = True
+    cages = tuple(tuple(sorted(g)) for g in group(n, right, down))
+    layout = CageLayout(cages, rows(right), rows(down), 1.0)
+    geom = GridGeometry(n, ((0, 0), (900, 0), (900, 900), (0, 900)), tuple(np.linspace(0, 900, n + 1)),
+                        tuple(np.linspace(0, 900, n + 1)), homography=np.eye(3))
+    return Trace(geometry=geom, drawn=layout)
+
+
+@pytest.mark.parametrize("n,tall", [(9, 3), (6, 2), (6, 3), (4, 2)])
+def test_a_sudoku_is_known_by_its_boxes_even_with_a_few_borders_missed(n, tall):
+    from kkvision.vision.read import is_sudoku
+
+    wide = n // tall
+    right = np.tile(((np.arange(n) + 1) % wide == 0), (n, 1))
+    down = np.tile(((np.arange(n) + 1) % tall == 0)[:, None], (1, n))
+    assert is_sudoku(_traced(n, right, down))
+    if n == 9:  # a box line half missed, a cell line taken for one: 6 of 144 edges
+        right[0:4, 5] = False
+        down[1, 3:5] = True
+        assert is_sudoku(_traced(n, right, down))
+
+
+@pytest.mark.parametrize("n", [4, 6, 8, 9])
+def test_a_kenkens_cages_are_no_sudoku(n):
+    from kkvision.vision.read import is_sudoku
+
+    for seed in range(30):
+        puzzle, _ = random_puzzle(n, seed=seed, unique=False)
+        where = {cell: k for k, cage in enumerate(puzzle.cages) for cell in cage.cells}
+        right = np.array([[c == n - 1 or where[(r, c)] != where[(r, c + 1)] for c in range(n)] for r in range(n)])
+        down = np.array([[r == n - 1 or where[(r, c)] != where[(r + 1, c)] for c in range(n)] for r in range(n)])
+        assert not is_sudoku(_traced(n, right, down)), seed
