@@ -6,10 +6,12 @@ import random
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from devtools.generate import random_puzzle
 from devtools.synth import TRAIN_FONTS, available, random_look, render, render_flat
-from kkvision.vision.cages import _split, find_cages
+from kkvision.vision.cages import _split, find_cages, percentile
 from kkvision.vision.grid import find_grid
 
 FONTS = available(TRAIN_FONTS)
@@ -94,3 +96,11 @@ def test_cages_outlined_inside_their_cells_are_found(border, colours, n):
     geom, square = find_grid(bgr(img))
     layout, _ = find_cages(square, geom)
     assert geom.size == n and layout.cages == tuple(c.cells for c in puzzle.cages)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=90),
+       st.sampled_from([0.0, 0.5, 1.0, 25.0, 50.0, 75.0, 99.5, 100.0]), st.booleans())
+def test_percentile_is_numpys_to_the_last_bit(values, q, single):
+    v = np.asarray(values, np.float32 if single else np.float64)
+    assert percentile(v, q) == float(np.percentile(v, q))
