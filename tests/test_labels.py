@@ -195,3 +195,48 @@ def test_the_second_label_model_ships_with_the_package():
     from importlib.resources import files
 
     assert files("kkvision.models").joinpath(labels.SECOND_MODEL).is_file()
+
+
+def _plain_decode(probs: np.ndarray, keep: int = 5) -> tuple[tuple[str, float], ...]:
+    """The CTC prefix beam search written plainly, every step expanded: decode's reference."""
+    beams: dict[tuple[int, ...], tuple[float, float]] = {(): (1.0, 0.0)}
+    for step in probs:
+        nxt: dict[tuple[int, ...], list[float]] = {}
+        live = [int(k) for k in np.flatnonzero(step >= labels.KEEP_PROB) if k != 0]
+        blank = float(step[0])
+        for prefix, (pb, pc) in beams.items():
+            total = pb + pc
+            entry = nxt.setdefault(prefix, [0.0, 0.0])
+            entry[0] += total * blank
+            for k in live:
+                p = float(step[k])
+                if prefix and prefix[-1] == k:
+                    entry[1] += pc * p
+                    nxt.setdefault(prefix + (k,), [0.0, 0.0])[1] += pb * p
+                else:
+                    nxt.setdefault(prefix + (k,), [0.0, 0.0])[1] += total * p
+        ranked = sorted(nxt.items(), key=lambda kv: kv[1][0] + kv[1][1], reverse=True)[:labels.BEAM]
+        beams = {k: (v[0], v[1]) for k, v in ranked}
+    out = sorted(beams.items(), key=lambda kv: kv[1][0] + kv[1][1], reverse=True)[:keep]
+    return tuple(("".join(ALPHABET[k - 1] for k in prefix), pb + pc) for prefix, (pb, pc) in out)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_decode_gives_the_plain_beam_searchs_texts_and_numbers_exactly(seed):
+    rng = np.random.default_rng(seed)
+    steps = CROP_W // 4
+    logits = rng.normal(0, 3, (steps, len(ALPHABET) + 1)).astype(np.float32)
+    logits[rng.random(steps) < 0.6, 0] += 12  # most steps sure of the blank, as an empty cell's
+    probs = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    assert decode(probs) == _plain_decode(probs)
+
+
+def test_crops_of_a_grid_are_each_cells_crop_exactly():
+    rng = np.random.default_rng(3)
+    gray = cv2.GaussianBlur(rng.integers(0, 256, (400, 500), np.uint8), (5, 5), 0)
+    boxes = [(100.0, 100.0, 200.0, 200.0), (250.0, -20.0, 350.0, 80.0), (0.5, 10.25, 400.0, 390.0),
+             (30.0, 40.0, 60.0, 70.0), (480.0, 380.0, 560.0, 460.0)]
+    for scale in ((1.0, 1.0), labels.TALL):
+        one_by_one = np.stack([label_crop(gray, box, scale) for box in boxes])
+        together = labels.label_crops(gray, boxes, scale)
+        assert together.dtype == one_by_one.dtype and np.array_equal(together, one_by_one)

@@ -73,6 +73,20 @@ def crop_box(cell_box: tuple[float, float, float, float], scale: tuple[float, fl
 def label_crop(gray: np.ndarray, cell_box: tuple[float, float, float, float],
                scale: tuple[float, float] = (1.0, 1.0)) -> np.ndarray:
     """The network's input for one cell: CROP_H x CROP_W float32 darkness."""
+    return normalise(_grey_crop(gray, cell_box, scale))
+
+
+def label_crops(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, float]],
+                scale: tuple[float, float] = (1.0, 1.0)) -> np.ndarray:
+    """label_crop of every cell box, as one (N, CROP_H, CROP_W) array, normalised together."""
+    if not cell_boxes:
+        return np.zeros((0, CROP_H, CROP_W), np.float32)
+    return normalise_all(np.stack([_grey_crop(gray, box, scale) for box in cell_boxes]))
+
+
+def _grey_crop(gray: np.ndarray, cell_box: tuple[float, float, float, float],
+               scale: tuple[float, float] = (1.0, 1.0)) -> np.ndarray:
+    """The grey CROP_H x CROP_W crop of one cell's label, before normalise."""
     bx0, by0, bx1, by1 = crop_box(cell_box, scale)
     # an affine map of the box onto the crop, so sub-pixel boxes and boxes
     # reaching past the picture's edge (its border pixels repeated) work alike
@@ -89,9 +103,8 @@ def label_crop(gray: np.ndarray, cell_box: tuple[float, float, float, float],
             src = cv2.blur(gray[y0:y1, x0:x1], (k, k))
             m[0, 2] -= x0
             m[1, 2] -= y0
-    crop = cv2.warpAffine(src, m, (CROP_W, CROP_H), flags=interp | cv2.WARP_INVERSE_MAP,
+    return cv2.warpAffine(src, m, (CROP_W, CROP_H), flags=interp | cv2.WARP_INVERSE_MAP,
                           borderMode=cv2.BORDER_REPLICATE)
-    return normalise(crop)
 
 
 def normalise(crop: np.ndarray) -> np.ndarray:
@@ -101,6 +114,18 @@ def normalise(crop: np.ndarray) -> np.ndarray:
     ink = float(np.percentile(c, 1))
     span = max(paper - ink, MIN_CONTRAST * 255.0)
     return np.clip((paper - c) / span, 0.0, 1.0)
+
+
+def normalise_all(crops: np.ndarray) -> np.ndarray:
+    """normalise of each of (N, h, w) grey crops, in one pass (the same numbers as one by one)."""
+    c = crops.astype(np.float32)
+    flat = c.reshape(len(c), -1)
+    # one percentile per call, as normalise takes them: a list of percentiles would be computed in float64
+    paper, ink = np.percentile(flat, 75, axis=1).astype(np.float64), np.percentile(flat, 1, axis=1).astype(np.float64)
+    span = np.maximum(paper - ink, MIN_CONTRAST * 255.0)
+    # as normalise's Python floats meet a float32 crop: each taken as float32
+    paper32, span32 = paper.astype(np.float32)[:, None, None], span.astype(np.float32)[:, None, None]
+    return np.clip((paper32 - c) / span32, 0.0, 1.0)
 
 
 def probabilities(crops: list[np.ndarray], model: str | None = None) -> np.ndarray:
@@ -115,16 +140,21 @@ def decode(probs: np.ndarray, keep: int = 5) -> tuple[tuple[str, float], ...]:
     """CTC prefix beam search over one crop's (T, classes) probabilities:
     the `keep` most probable texts with their probabilities."""
     beams: dict[tuple[int, ...], tuple[float, float]] = {(): (1.0, 0.0)}  # prefix -> (ends blank, ends char)
-    for step in probs:
+    live_at: list[list[int]] = [[] for _ in range(len(probs))]  # per step, the characters likely enough to expand
+    for t, k in zip(*(ix.tolist() for ix in np.nonzero(probs[:, 1:] >= KEEP_PROB))):
+        live_at[t].append(k + 1)
+    for live, row in zip(live_at, probs.tolist()):
+        blank = row[0]
+        if not live:  # only the blank is likely: every prefix now ends in it, and keeps its place in the ranking
+            beams = {prefix: ((pb + pc) * blank, 0.0) for prefix, (pb, pc) in beams.items()}
+            continue
         nxt: dict[tuple[int, ...], list[float]] = {}
-        live = [int(k) for k in np.flatnonzero(step >= KEEP_PROB) if k != 0]
-        blank = float(step[0])
         for prefix, (pb, pc) in beams.items():
             total = pb + pc
             entry = nxt.setdefault(prefix, [0.0, 0.0])
             entry[0] += total * blank
             for k in live:
-                p = float(step[k])
+                p = row[k]
                 if prefix and prefix[-1] == k:
                     entry[1] += pc * p  # a repeat without a blank between merges
                     ext = nxt.setdefault(prefix + (k,), [0.0, 0.0])
@@ -151,7 +181,7 @@ def read_labels(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, fl
 
 def _read(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, float]], scale: tuple[float, float],
           model: str | None = None) -> tuple[list[np.ndarray], list[LabelReading]]:
-    crops = [label_crop(gray, box, scale) for box in cell_boxes]
+    crops = list(label_crops(gray, cell_boxes, scale))
     return crops, [LabelReading(decode(p)) for p in probabilities(crops, model)]
 
 
