@@ -15,6 +15,7 @@ follow the perspective, and a curved page cell by cell.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import cv2
@@ -63,12 +64,19 @@ class Drawing:
 
 
 def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    path = _font_file()
+    return ImageFont.truetype(path, size) if path else ImageFont.load_default(size)
+
+
+@lru_cache(maxsize=1)
+def _font_file() -> str | None:
+    """The first of FONT_NAMES installed, looked for once per process (a walk of the font folders)."""
     for name in FONT_NAMES:
         for folder in (Path("/usr/share/fonts"), Path("/usr/local/share/fonts")):
             hits = list(folder.rglob(name)) if folder.exists() else []
             if hits:
-                return ImageFont.truetype(str(hits[0]), size)
-    return ImageFont.load_default(size)
+                return str(hits[0])
+    return None
 
 
 def _layer(drawing: Drawing) -> np.ndarray:
@@ -162,28 +170,34 @@ def _draw_one(out: np.ndarray, drawing: Drawing) -> None:
     geom = drawing.geometry
     layer = _layer(drawing)
     n = geom.size
-    for r in range(n):
-        for c in range(n):
-            bx0, by0, bx1, by1 = geom.cell_box(r, c)
-            ix0, iy0, ix1, iy1 = int(np.floor(bx0)), int(np.floor(by0)), int(np.ceil(bx1)), int(np.ceil(by1))
-            piece = layer[max(0, iy0):iy1, max(0, ix0):ix1]
-            if not piece[..., 3].any():
-                continue
-            src = np.asarray([[ix0, iy0], [ix1, iy0], [ix1, iy1], [ix0, iy1]], np.float64)
-            dst = geom.to_image(src)
-            x0, y0 = (max(0, int(v) - 1) for v in dst.min(axis=0))
-            x1, y1 = (min(lim, int(v) + 2) for v, lim in zip(dst.max(axis=0), (w, h)))
-            if x1 <= x0 or y1 <= y0:
-                continue
-            # this cell's piece of the layer, through its own corners, into its box in the picture
-            H = cv2.getPerspectiveTransform((src - [max(0, ix0), max(0, iy0)]).astype(np.float32),
-                                            (dst - [x0, y0]).astype(np.float32))
-            back = cv2.warpPerspective(piece, H, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
-                                       borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
-            ink = back[..., 3] > 0
-            alpha = back[..., 3][ink].astype(np.float32)[:, None] / 255.0
-            roi = out[y0:y1, x0:x1]
-            roi[ink] = (roi[ink] * (1 - alpha) + back[..., 2::-1][ink] * alpha).astype(np.uint8)  # RGBA -> BGR
+    cells = [(r, c) for r in range(n) for c in range(n)]
+    bounds = []  # each cell's box in whole layer pixels
+    for r, c in cells:
+        bx0, by0, bx1, by1 = geom.cell_box(r, c)
+        bounds.append((int(np.floor(bx0)), int(np.floor(by0)), int(np.ceil(bx1)), int(np.ceil(by1))))
+    corners = np.asarray([[[ix0, iy0], [ix1, iy0], [ix1, iy1], [ix0, iy1]] for ix0, iy0, ix1, iy1 in bounds],
+                         np.float64)
+    in_picture = geom.to_image(corners)  # every cell's corners at once (each point maps on its own)
+    for (ix0, iy0, ix1, iy1), src, dst in zip(bounds, corners, in_picture):
+        piece = layer[max(0, iy0):iy1, max(0, ix0):ix1]
+        if not piece[..., 3].any():
+            continue
+        x0, y0 = (max(0, int(v) - 1) for v in dst.min(axis=0))
+        x1, y1 = (min(lim, int(v) + 2) for v, lim in zip(dst.max(axis=0), (w, h)))
+        if x1 <= x0 or y1 <= y0:
+            continue
+        # this cell's piece of the layer, through its own corners, into its box in the picture
+        H = cv2.getPerspectiveTransform((src - [max(0, ix0), max(0, iy0)]).astype(np.float32),
+                                        (dst - [x0, y0]).astype(np.float32))
+        back = cv2.warpPerspective(piece, H, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+        ys, xs = np.nonzero(back[..., 3])  # the pixels the layer inks, in the order a mask takes them
+        if not len(ys):
+            continue
+        inked = back[ys, xs]
+        alpha = inked[:, 3].astype(np.float32)[:, None] / 255.0
+        roi = out[y0:y1, x0:x1]
+        roi[ys, xs] = (roi[ys, xs] * (1 - alpha) + inked[:, 2::-1] * alpha).astype(np.uint8)  # RGBA -> BGR
 
 
 def save_image(picture: np.ndarray, path: Path) -> None:
