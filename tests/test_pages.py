@@ -186,3 +186,26 @@ def test_a_kenkens_cages_are_no_sudoku(n):
         right = np.array([[c == n - 1 or where[(r, c)] != where[(r, c + 1)] for c in range(n)] for r in range(n)])
         down = np.array([[r == n - 1 or where[(r, c)] != where[(r + 1, c)] for c in range(n)] for r in range(n)])
         assert not is_sudoku(_traced(n, right, down)), seed
+
+
+@pytest.mark.parametrize("angle", [-1.5, 1.2])
+def test_a_frame_touching_a_rule_on_a_page_scanned_askew_is_a_candidate(angle):
+    """A rule along the frame's left side, longer than it and touching it, makes the frame's outline
+    no four-cornered one; on a page scanned askew the frame's top and bottom lines also lean out of
+    the rows an upright rectangle is closed in.  The long lines' lean is measured and the rectangles
+    are looked for in the mask turned upright: the frame is a candidate."""
+    from kkvision.vision.grid.candidates import frame_candidates
+
+    mask = np.zeros((1000, 760), np.uint8)
+    x0, y0, side, n = 150, 250, 480, 6
+    for k in range(n + 1):  # the grid: a heavy frame, thin cell lines
+        t = 5 if k in (0, n) else 1
+        cv2.line(mask, (x0 + k * side // n, y0), (x0 + k * side // n, y0 + side), 255, t)
+        cv2.line(mask, (x0, y0 + k * side // n), (x0 + side, y0 + k * side // n), 255, t)
+    cv2.line(mask, (x0 - 4, y0 - 200), (x0 - 4, y0 + side + 220), 255, 3)  # the rule, touching the frame
+    turn = cv2.getRotationMatrix2D((380, 500), angle, 1.0)
+    askew = cv2.warpAffine(mask, turn, (760, 1000), flags=cv2.INTER_NEAREST)
+    frame = cv2.transform(np.float32([[[x0, y0]], [[x0 + side, y0]], [[x0 + side, y0 + side]], [[x0, y0 + side]]]),
+                          turn).reshape(4, 2)
+    quads = frame_candidates(askew, page=True)
+    assert any(np.abs(q - frame).max() < 8 for q in quads)

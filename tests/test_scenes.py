@@ -238,3 +238,14 @@ def test_a_thumbnail_sudoku_whose_box_lines_are_partly_missed_is_no_puzzle(famil
     page = read_source(of_bytes(sc.data, sc.name), Options())
     assert len(sc.puzzles) == 1 and len(page.outcomes) == 1
     assert tuple(map(tuple, page.outcomes[0].result.solution)) == tuple(map(tuple, sc.puzzles[0].solution))
+
+
+def test_a_grid_with_a_rule_touching_its_frame_on_a_page_scanned_askew_is_found():
+    """filled-heldout-14: a workbook page scanned a degree or two askew, a rule along the 6x6's left
+    side touching its frame.  The frame was no candidate (its outline runs into the rule, and upright
+    rectangles miss its leaning sides): a 3x3 block of its cages was read instead.  Found now in the
+    page turned upright by the long lines' lean (grid/candidates.line_rects): the 6x6 solves."""
+    sc = scene("filled", 14, heldout=True)
+    page = read_source(of_bytes(sc.data, sc.name), Options())
+    assert len(sc.puzzles) == 1 and len(page.outcomes) == 1
+    assert tuple(map(tuple, page.outcomes[0].result.solution)) == tuple(map(tuple, sc.puzzles[0].solution))

@@ -13,6 +13,8 @@ RUN = 0.03  # a line piece is at least this fraction of the picture's shorter si
 MIN_SIDE = 0.12  # a frame side spans at least this fraction of the shorter side
 MAX_LINES = 24  # longest vertical lines paired into frames
 FULL = 0.85  # a frame's top/bottom line covers this fraction of its width
+MIN_SKEW = 0.3  # degrees: long lines leaning more are looked for turned upright too (a top line tilted 0.3 degrees
+                # drifts 2.5 px over a 475 px frame in the shrunk picture: still in the rows it is looked for in)
 SQUARE = 0.2  # a frame's height differs from its width by at most this fraction
 MAX_ASPECT = 1.8  # longest / shortest side of a candidate quad (grids are square, seen in perspective)
 FACE_ON = 4.0  # degrees: a quad whose every corner is this close to square is a rectangle seen face on...
@@ -76,8 +78,42 @@ def _groups(flags: np.ndarray) -> list[tuple[int, int]]:
 
 
 def line_rects(mask: np.ndarray, min_side: float = MIN_SIDE, most: int = MAX_LINES) -> list[np.ndarray]:
-    """Upright rectangles whose four sides are long lines of ink: pairs of long
-    vertical lines, closed by the top and bottom lines that span them fully."""
+    """Rectangles whose four sides are long lines of ink: pairs of long vertical
+    lines, closed by the top and bottom lines that span them fully.  Upright, and
+    when the long lines lean (a page scanned askew), also in the picture turned
+    upright: a frame whose outline runs into a rule beside it is found only so."""
+    out, skew = _upright_rects(mask, min_side, most)
+    if abs(skew) < MIN_SKEW:
+        return out
+    h, w = mask.shape
+    turn = cv2.getRotationMatrix2D((w / 2, h / 2), -skew, 1.0)
+    upright = cv2.warpAffine(mask, turn, (w, h), flags=cv2.INTER_NEAREST)
+    back = cv2.invertAffineTransform(turn)
+    for q in _upright_rects(upright, min_side, most)[0]:
+        out.append(order(cv2.transform(q.reshape(-1, 1, 2), back).reshape(4, 2).astype(np.float32)))
+    return out
+
+
+def _skew(labels: np.ndarray, stats: np.ndarray, keep: list[int]) -> float:
+    """Degrees the long vertical lines `keep` (components of `labels`) lean, the
+    median weighted by length: positive when they lean right going down."""
+    angles, weights = [], []
+    for k in keep:
+        x, y, bw, bh, _ = stats[k]
+        ys, xs = np.nonzero(labels[y:y + bh, x:x + bw] == k)
+        if len(ys) < 10 or np.ptp(ys) == 0:
+            continue
+        angles.append(float(np.degrees(np.arctan(np.polyfit(ys, xs, 1)[0]))))
+        weights.append(float(bh))
+    if not angles:
+        return 0.0
+    order_ = np.argsort(angles)
+    cum = np.cumsum(np.asarray(weights)[order_])
+    return float(np.asarray(angles)[order_][np.searchsorted(cum, cum[-1] / 2)])
+
+
+def _upright_rects(mask: np.ndarray, min_side: float, most: int) -> tuple[list[np.ndarray], float]:
+    """line_rects' upright rectangles, and how far the long vertical lines lean (degrees)."""
     h, w = mask.shape
     short = min(h, w)
     run = max(8, int(RUN * short))
@@ -87,10 +123,11 @@ def line_rects(mask: np.ndarray, min_side: float = MIN_SIDE, most: int = MAX_LIN
     hor = cv2.dilate(hor, np.ones((2 * slack + 1, 1), np.uint8))
     cs = np.zeros((h, w + 1), np.int32)
     np.cumsum(hor > 0, axis=1, out=cs[:, 1:])
-    count, _, stats, _ = cv2.connectedComponentsWithStats(ver)
-    lines = [(float(x + bw / 2), int(y), int(y + bh)) for x, y, bw, bh, _ in stats[1:count]
-             if bh >= min_side * short and bw < bh / 4]
-    lines = sorted(lines, key=lambda v: v[2] - v[1], reverse=True)[:most]
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(ver)
+    long_ = sorted((k for k in range(1, count) if stats[k, 3] >= min_side * short and stats[k, 2] < stats[k, 3] / 4),
+                   key=lambda k: stats[k, 3], reverse=True)[:most]
+    skew = _skew(labels, stats, long_)
+    lines = [(float(stats[k, 0] + stats[k, 2] / 2), int(stats[k, 1]), int(stats[k, 1] + stats[k, 3])) for k in long_]
     out = []
     for i, a in enumerate(lines):
         for b in lines[i + 1:]:
@@ -113,7 +150,7 @@ def line_rects(mask: np.ndarray, min_side: float = MIN_SIDE, most: int = MAX_LIN
             if best is not None:
                 _, top, bottom = best
                 out.append(np.asarray([[x0, top], [x1 - 1, top], [x1 - 1, bottom], [x0, bottom]], np.float32))
-    return out
+    return out, skew
 
 
 def frame_candidates(mask: np.ndarray, page: bool = False) -> list[np.ndarray]:
