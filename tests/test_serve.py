@@ -316,6 +316,40 @@ def test_a_client_that_leaves_while_waiting_is_dropped_from_the_queue():
     assert (stats.running, stats.waiting, stats.served) == (0, 0, 1)
 
 
+def test_a_job_runs_on_the_cores_no_other_job_is_running_on():
+    """Alone, a job's OpenCV work (the label network's forward pass, the warps) spreads over every
+    core; beside another running job it gets the cores left, at least one."""
+    from kkvision.serve.work import Answer
+
+    class Worker:  # stands in for a worker process: notes the threads each job is given
+        def __init__(self):
+            self.threads = []
+
+        def call(self, job, deadline, threads):
+            self.threads.append(threads)
+            time.sleep(0.3)
+            return Answer(200, ()), False
+
+    async def go():
+        pool = WorkerPool(2, 0, cores=2)
+        pool._idle = asyncio.Queue()
+        workers = [Worker(), Worker()]
+        for w in workers:
+            pool._idle.put_nowait(w)
+        job = Job("solve", b"text", "puzzle.txt")
+        try:
+            first = asyncio.ensure_future(pool.run(job, 5))
+            await asyncio.sleep(0.1)
+            await asyncio.gather(first, pool.run(job, 5))  # the second starts while the first runs
+            await pool.run(job, 5)  # alone again
+        finally:
+            pool.close()
+        return [t for w in workers for t in w.threads]
+
+    given = asyncio.run(go())
+    assert sorted(given) == [1, 2, 2] and given.count(1) == 1
+
+
 def test_labels_names_and_sizes_are_read_safely():
     assert str(parse_label("2:b3=12x")) == "2:B3=12*" and str(parse_label("A1 = 3")) == "A1=3"
     with pytest.raises(UsageError):

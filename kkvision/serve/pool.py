@@ -29,13 +29,14 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from ..errors import KkvisionError, SolverTimeout
+from .config import cores as available_cores
 from .work import Answer, Job, failure
 
 log = logging.getLogger("kkvision")
 START_TIMEOUT = 120.0  # s a fresh worker may take to import and warm up (a cold disk, a busy machine)
 STOP_GRACE = 2.0  # s a worker gets to end on SIGTERM before it is killed
 WARM_PUZZLE = "# 3\n+ 3 A1 B1\n+ 5 A2 B2\n! 1 A3\n+ 5 B3 C3\n+ 4 C1 C2\n"  # samples/names-3x3.txt
-OPENCV_THREADS = 1  # a worker per core already: OpenCV's own threads would only contend with the other workers
+OPENCV_THREADS = 1  # a worker's OpenCV threads at start; each job then gets the cores no other job is running on
 SMOOTHING = 0.2  # weight of the latest job in the running mean of job seconds (Retry-After's estimate)
 
 
@@ -61,15 +62,19 @@ class Stats:
 def _worker_main(conn: Connection) -> None:
     """A worker process: warm up, say ready, then answer jobs until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle; it ends the workers
+    import cv2
+
     from . import work
 
     warm_up()
     conn.send("ready")
     while True:
         try:
-            job = conn.recv()
+            job, threads = conn.recv()
         except (EOFError, OSError):
             return
+        if threads != cv2.getNumThreads():
+            cv2.setNumThreads(threads)  # the network's forward pass and the warps spread over the idle cores
         try:
             answer = work.run(job)
         except Exception as exc:  # a bug: one request fails, the worker goes on
@@ -118,10 +123,11 @@ class _Worker:
             self.stop()
             raise RuntimeError("a kkvision worker did not start (run kkvision solve on a picture to see why)")
 
-    def call(self, job: Job, deadline: float) -> tuple[Answer, bool]:
-        """The job's answer, and whether the worker had to be replaced (overran, or died)."""
+    def call(self, job: Job, deadline: float, threads: int = OPENCV_THREADS) -> tuple[Answer, bool]:
+        """The job's answer (its OpenCV work on `threads` threads), and whether the worker had to be
+        replaced (overran, or died)."""
         try:
-            self.conn.send(job)
+            self.conn.send((job, threads))
             if self.conn.poll(deadline):
                 return self.conn.recv(), False
             answer = failure(job.command, job.name, SolverTimeout(
@@ -143,10 +149,13 @@ class _Worker:
 
 
 class WorkerPool:
-    """`workers` warm processes and at most `queue` jobs waiting for them."""
+    """`workers` warm processes and at most `queue` jobs waiting for them.  A job runs its OpenCV
+    work on the `cores` that no other job is running on (one client: the network's forward pass on
+    every core; as many jobs as cores: one each, as a worker per core already fills them)."""
 
-    def __init__(self, workers: int, queue: int) -> None:
+    def __init__(self, workers: int, queue: int, cores: int | None = None) -> None:
         self.workers, self.queue = workers, queue
+        self.cores = cores or available_cores()
         self._ctx = multiprocessing.get_context("spawn")
         self._idle: asyncio.Queue[_Worker] | None = None
         self._all: list[_Worker] = []
@@ -180,8 +189,9 @@ class WorkerPool:
         finally:
             self.waiting -= 1
         self.running += 1
+        threads = max(1, self.cores // self.running)  # the cores the other running jobs leave this one
         t0 = time.perf_counter()
-        future = asyncio.get_running_loop().run_in_executor(self._threads, worker.call, job, deadline)
+        future = asyncio.get_running_loop().run_in_executor(self._threads, worker.call, job, deadline, threads)
 
         def done(f: asyncio.Future[tuple[Answer, bool]]) -> None:
             """The worker back to work when its job ends, whether or not anyone still waits for it."""
