@@ -249,3 +249,15 @@ def test_a_grid_with_a_rule_touching_its_frame_on_a_page_scanned_askew_is_found(
     page = read_source(of_bytes(sc.data, sc.name), Options())
     assert len(sc.puzzles) == 1 and len(page.outcomes) == 1
     assert tuple(map(tuple, page.outcomes[0].result.solution)) == tuple(map(tuple, sc.puzzles[0].solution))
+
+
+@pytest.mark.parametrize("family,seed", [("photo", 19), ("dim", 10)])
+def test_a_keypad_found_before_a_dim_kenken_does_not_hide_it(family, seed):
+    """photo-train-19, dim-train-10: an app's 3x3 keypad of digits, sharper than the washed-out grid
+    above it, is the only grid the picture as it is shows; refused (no labels where its cages start),
+    it ended the search.  The later looks (the negative, the contrast stretched) are read too when
+    every grid of a look is refused so, and the KenKen they find solves."""
+    sc = scene(family, seed, heldout=False)
+    page = read_source(of_bytes(sc.data, sc.name), Options())
+    assert len(sc.puzzles) == 1 and len(page.outcomes) == 1
+    assert tuple(map(tuple, page.outcomes[0].result.solution)) == tuple(map(tuple, sc.puzzles[0].solution))

@@ -62,15 +62,24 @@ def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | Non
     """How many puzzle grids the picture holds, and what was read from each
     (or why not), numbered from 1 in reading order; only puzzle `only` when
     given.  Each --label goes to the puzzle it names.  When every grid that
-    one way of looking finds is no KenKen, the next way's are read (grid.searches)."""
+    one way of looking finds is no KenKen, the next way's are read (grid.searches);
+    so too when every one was refused with no labels where its cages start (a
+    keypad found before a dim KenKen): their refusals stand if no later look
+    gives more."""
     first = 0  # how many grids the first search that found any found
+    held: tuple[int, list[tuple[int, Reading | Refusal]]] | None = None
     for grids in searches(image):
         if not grids:
             continue
         first = first or len(grids)
-        out = _read_grids(image, grids, name, opts, only)
+        out, bare = _read_grids(image, grids, name, opts, only)
+        if out and bare and only is None:
+            held = held or (len(grids), out)  # a keypad's keys, perhaps: the KenKen may be in a later look
+            continue
         if out:
             return len(grids), out
+    if held is not None:
+        return held
     if not first:
         if opts.debug_dir is not None:
             from .debug import write_search
@@ -84,12 +93,15 @@ def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | Non
 
 
 def _read_grids(image: np.ndarray, grids: list[tuple[GridGeometry, np.ndarray]], name: str, opts: VisionOptions,
-                only: int | None) -> list[tuple[int, Reading | Refusal]]:
+                only: int | None) -> tuple[list[tuple[int, Reading | Refusal]], bool]:
     """What was read from each of a page's grids, numbered from 1; a grid that
-    is no KenKen (a sudoku, or on a page of several a keypad) is left out."""
+    is no KenKen (a sudoku, or on a page of several a keypad) is left out.  And
+    whether every grid kept was refused without labels in its cages' first
+    cells (a keypad's keys, or a KenKen too blurred to read)."""
     count = len(grids)
     _check_choice(count, only, opts.labels)
     out: list[tuple[int, Reading | Refusal]] = []
+    bare = 0  # grids refused that do not look like a KenKen
     for k, (geom, square) in enumerate(grids, 1):
         if only is not None and k != only:
             continue
@@ -103,8 +115,9 @@ def _read_grids(image: np.ndarray, grids: list[tuple[GridGeometry, np.ndarray]],
             if only is None and (is_sudoku(trace) or count > 1 and not looks_like_kenken(trace)):
                 log.info("%s #%d: not a KenKen (a sudoku's boxes, or no cage labels: a keypad), left out", name, k)
                 continue
+            bare += not looks_like_kenken(trace)
             out.append((k, Refusal(exc, geom, as_read(trace))))
-    return out
+    return out, bool(out) and bare == len(out)
 
 
 def is_sudoku(trace: Trace) -> bool:
