@@ -30,6 +30,10 @@ from .vocab import Cell, label_display
 FONT_NAMES = ("DejaVuSans-Bold.ttf", "LiberationSans-Bold.ttf", "FreeSansBold.ttf")
 SOLUTION = (20, 70, 220, 255)  # RGBA
 SOLUTION_ON_DARK = (110, 200, 255, 255)  # the digits on a light-on-dark grid (a dark theme)
+ANSWER_CONTRAST = 70  # grey levels the drawn digits stay darker than the paper of their cell: SOLUTION (grey 72)
+                      # on a dim photo's paper (grey ~100) is hard to tell from it, for the user and for `check`
+                      # reading the answer picture back; there the digits are drawn a darker blue
+DARKEST = 0.35  # ... but never darker than this share of SOLUTION (still blue, not black print)
 WRONG = (220, 20, 20, 255)
 BLANK = (235, 140, 0, 255)  # `check`: a cell left empty
 NOT_JUDGED = (160, 0, 170, 255)  # `check`: a written cell not read surely enough to judge: a dashed box and '?'
@@ -197,7 +201,25 @@ def _draw_one(out: np.ndarray, drawing: Drawing) -> None:
         inked = back[ys, xs]
         alpha = inked[:, 3].astype(np.float32)[:, None] / 255.0
         roi = out[y0:y1, x0:x1]
+        if not geom.light_on_dark:
+            inked = _contrasted(inked, roi)
         roi[ys, xs] = (roi[ys, xs] * (1 - alpha) + inked[:, 2::-1] * alpha).astype(np.uint8)  # RGBA -> BGR
+
+
+def _contrasted(inked: np.ndarray, roi: np.ndarray) -> np.ndarray:
+    """The answer digits' pixels (SOLUTION's colour) of a cell's ink darkened, keeping
+    their hue, to stand ANSWER_CONTRAST grey levels below the paper of the cell's box
+    `roi` in the picture (its brighter quarter); the other marks as they are."""
+    grey = lambda rgb: 0.299 * rgb[..., 0] + 0.587 * rgb[..., 1] + 0.114 * rgb[..., 2]  # noqa: E731
+    paper = float(np.percentile(grey(roi[..., ::-1].astype(np.float32)), 75))
+    own = grey(np.asarray(SOLUTION[:3], np.float32))
+    if paper - own >= ANSWER_CONTRAST:
+        return inked
+    digits = (inked[:, :3] == SOLUTION[:3]).all(axis=1)
+    out = inked.copy()
+    scale = max(DARKEST, (paper - ANSWER_CONTRAST) / own)
+    out[digits, :3] = (inked[digits, :3].astype(np.float32) * scale).astype(np.uint8)
+    return out
 
 
 def save_image(picture: np.ndarray, path: Path) -> None:

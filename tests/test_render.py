@@ -44,3 +44,24 @@ def test_a_changed_label_is_drawn_in_its_cell_and_nothing_else_is_orange():
     (x0, y0), (x1, y1) = corners
     h = y1 - y0
     assert x0 - 2 <= xs.min() and xs.max() <= x1 + 2 and y0 - 2 <= ys.min() and ys.max() <= y0 + 0.5 * h
+
+
+def test_answers_stand_out_from_dim_paper_and_stay_blue():
+    """On a dim photo's paper the answer blue (grey 72) is drawn darker, keeping its hue, so that
+    it stays ANSWER_CONTRAST grey levels below the paper (readable by the user and by `check` of the
+    answer picture); on white paper it is drawn as it is."""
+    from kkvision.render import ANSWER_CONTRAST, SOLUTION
+
+    picture, reading = _solved(4, 5)
+    grey = cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY)
+    for paper, darker in ((100, True), (245, False)):
+        dim = np.where(grey[..., None] > 160, np.uint8(paper), picture).astype(np.uint8)
+        out = draw(dim, [Drawing(reading.geometry, reading.grid)])
+        b, g, r = (out[..., i].astype(int) for i in range(3))
+        digits = (b > r + 40) & (b > g + 20)  # blue
+        assert digits.sum() > 200
+        core = cv2.cvtColor(out, cv2.COLOR_BGR2GRAY)[digits]
+        if darker:
+            assert np.percentile(core, 50) <= paper - ANSWER_CONTRAST + 3
+        else:
+            assert abs(np.percentile(core, 10) - (0.299 * SOLUTION[0] + 0.587 * SOLUTION[1] + 0.114 * SOLUTION[2])) < 4
