@@ -218,14 +218,14 @@ def view(outcome: Outcome, geom: GridGeometry, given: set[Cell]) -> View:
     if outcome.result is not None:
         cages = [c.cells for c in outcome.result.puzzle.cages]
         decisions = {lb.cells[0]: lb for lb in outcome.result.labels}
-        spots = [_spot(geom, cells[0], _shown(decisions.get(cells[0]))) for cells in cages]
+        spots = _spots(geom, [(cells[0], _shown(decisions.get(cells[0]))) for cells in cages])
         ask: tuple[str, ...] = ()
     elif outcome.seen is not None:
         cages = [cells for cells, _, _ in outcome.seen.cages]
-        spots = [_spot(geom, cells[0], (label_display(cage.op, cage.target) if cage else "?", "",
-                                        "given" if cells[0] in given else "sure" if cage and p >= LABEL_SURE
-                                        else "unsure" if cage else "not read"))
-                 for cells, cage, p in outcome.seen.cages]
+        spots = _spots(geom, [(cells[0], (label_display(cage.op, cage.target) if cage else "?", "",
+                                          "given" if cells[0] in given else "sure" if cage and p >= LABEL_SURE
+                                          else "unsure" if cage else "not read"))
+                              for cells, cage, p in outcome.seen.cages])
         decide = {cell_name(c) for c in outcome.error.cells} if outcome.error is not None else set()
         # the labels that decide when the reading says which (exit 5, 13), else those read unsurely or not at all
         ask = tuple(s.cell for s in spots if (s.cell in decide or s.how == "given" if decide else s.how != "sure"))
@@ -254,19 +254,26 @@ def _shown(lb: LabelDecision | None) -> tuple[str, str, str]:
     return label_display(lb.used.op, lb.used.target), lb.read, how
 
 
-def _spot(geom: GridGeometry, cell: Cell, shown: tuple[str, str, str]) -> LabelSpot:
-    """A label's patch (wide enough for its text, within its cell) and text, in picture pixels."""
-    x0, y0, x1, y1 = geom.cell_box(*cell)
-    w, h = x1 - x0, y1 - y0
-    size = TEXT_SIZE * LABEL_BOX[1] * h  # in the square
-    right = min(0.95 * w, max(LABEL_BOX[0] * w, GLYPH_WIDTH * size * len(shown[0]) + 0.16 * w))
-    square = np.array([[x0, y0], [x0 + right, y0], [x0 + right, y0 + LABEL_BOX[1] * h],
-                       [x0, y0 + LABEL_BOX[1] * h], [x0 + 0.08 * w, y0 + 0.5 * LABEL_BOX[1] * h]])
-    pts = geom.to_image(square)
-    polygon = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts[:4])
-    return LabelSpot(cell_name(cell), shown[0], shown[1], shown[2], polygon,
-                     (round(float(pts[4][0]), 1), round(float(pts[4][1]), 1)),
-                     round(float(np.hypot(*(pts[3] - pts[0]))) * TEXT_SIZE, 1))
+def _spots(geom: GridGeometry, labels: list[tuple[Cell, tuple[str, str, str]]]) -> list[LabelSpot]:
+    """Each label's patch (wide enough for its text, within its cell) and text, in picture pixels
+    (every patch's points through the mesh at once: each point maps on its own)."""
+    squares = []
+    for cell, shown in labels:
+        x0, y0, x1, y1 = geom.cell_box(*cell)
+        w, h = x1 - x0, y1 - y0
+        size = TEXT_SIZE * LABEL_BOX[1] * h  # in the square
+        right = min(0.95 * w, max(LABEL_BOX[0] * w, GLYPH_WIDTH * size * len(shown[0]) + 0.16 * w))
+        squares.append([[x0, y0], [x0 + right, y0], [x0 + right, y0 + LABEL_BOX[1] * h],
+                        [x0, y0 + LABEL_BOX[1] * h], [x0 + 0.08 * w, y0 + 0.5 * LABEL_BOX[1] * h]])
+    if not squares:
+        return []
+    out = []
+    for (cell, shown), pts in zip(labels, geom.to_image(np.array(squares))):
+        polygon = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts[:4])
+        out.append(LabelSpot(cell_name(cell), shown[0], shown[1], shown[2], polygon,
+                             (round(float(pts[4][0]), 1), round(float(pts[4][1]), 1)),
+                             round(float(np.hypot(*(pts[3] - pts[0]))) * TEXT_SIZE, 1)))
+    return out
 
 
 def _lines(geom: GridGeometry) -> tuple[np.ndarray, np.ndarray]:
