@@ -1,0 +1,165 @@
+"""The cell reader on handwritten answers, by kind of hand, in real conditions.
+
+    .venv/bin/python bench/handwriting.py [--count 300] [--seed 0] [--digit-model PATH]
+
+Every digit 1..9 is written in ink into a printed cell (grid lines, often a
+cage label at the top left, sometimes touching it), then maybe photographed
+(a slight perspective, blur, uneven light, noise, JPEG), and read as `check`
+reads a cell (kkvision.vision.digits).  Kinds of hands:
+  sklearn held out     scikit-learn's bundled handwritten digits with an ODD
+                       index (the training script sees only the even ones)
+  strokes              digits drawn by stroke synthesis (devtools/strokes.py)
+                       with the pen dynamics trained on, from seeds never trained on
+  strokes held out     the same with PEN_DYNAMICS['heldout']: heavier pens,
+                       stronger pressure, wilder hands than any it trained on
+  font <name>          a hand-like font; the held-out ones (scenes.HAND_HELDOUT's
+                       designs) were never shown to the reader, the seen ones were
+Per kind: right (read as the digit written, surely), unsure (not judged:
+check says so, exit 15), wrong (read surely as another digit or as empty:
+the failure that would misjudge a cell).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from devtools import strokes  # noqa: E402
+from kkvision.vision import digits, nets  # noqa: E402
+
+HELD_OUT_HANDS = ("dkg.ttf", "dkgBd.ttf", "dkgIt.ttf", "Breip.ttf")  # never shown to the reader
+SEEN_HANDS = ("Humor-Sans.ttf", "ComicNeue-Regular.otf", "ComicNeue-Bold.otf")  # trained on
+PHOTO_SHARE = 0.5  # cells photographed after writing
+LABEL_SHARE = 0.5  # cells with a cage label
+
+
+def _find(name: str) -> str | None:
+    for d in (Path("/usr/share/fonts"), Path("/usr/local/share/fonts")):
+        hits = list(d.rglob(name)) if d.exists() else []
+        if hits:
+            return str(hits[0])
+    return None
+
+
+def _ink_font(name: str, digit: int, s: int, rng: random.Random) -> np.ndarray:
+    path = _find(name)
+    assert path is not None
+    layer = Image.new("L", (s, s), 0)
+    f = ImageFont.truetype(path, max(8, int(s * rng.uniform(0.5, 0.75))))
+    ImageDraw.Draw(layer).text((s * rng.uniform(0.42, 0.58), s * rng.uniform(0.52, 0.66)), str(digit), font=f,
+                               fill=255, anchor="mm")
+    a = np.asarray(layer).astype(np.float32)
+    m = np.float32([[1, rng.uniform(-0.25, 0.1), 0], [0, 1, 0]])  # a hand's slant
+    m[0, 2] = -m[0, 1] * s / 2
+    return cv2.warpAffine(a, m, (s, s))
+
+
+def _ink_sklearn(img8: np.ndarray, s: int, rng: random.Random) -> np.ndarray:
+    side = int(s * rng.uniform(0.45, 0.6))
+    digit = cv2.resize((img8 / 16.0 * 255).astype(np.float32), (side, side), interpolation=cv2.INTER_CUBIC)
+    out = np.zeros((s, s), np.float32)
+    cx, cy = s * rng.uniform(0.44, 0.56), s * rng.uniform(0.54, 0.64)
+    x0, y0 = int(cx - side / 2), int(cy - side / 2)
+    out[y0:y0 + side, x0:x0 + side] = np.clip(digit, 0, 255)
+    return out
+
+
+def cell(ink: np.ndarray, s: int, rng: random.Random) -> np.ndarray:
+    """The ink written into a printed cell, maybe photographed: the grey cell picture."""
+    img = Image.new("L", (s, s), rng.randint(215, 255))
+    d = ImageDraw.Draw(img)
+    line = rng.randint(0, 60)
+    for k in (0, s - 1):
+        w = rng.choice([1, 2, max(2, s // 20)])
+        d.line([(k, 0), (k, s)], fill=line, width=w)
+        d.line([(0, k), (s, k)], fill=line, width=w)
+    if rng.random() < LABEL_SHARE:
+        f = ImageFont.truetype(_find("DejaVuSans-Bold.ttf") or "", max(7, int(s * rng.uniform(0.16, 0.3))))
+        d.text((s * 0.06, s * 0.05), f"{rng.randint(1, 99)}{rng.choice('+-x/')}", font=f, fill=line)
+    base = np.asarray(img).astype(np.float32)
+    pen = rng.randint(0, 120)
+    arr = base - (base - pen) * (ink / 255.0)
+    if rng.random() < PHOTO_SHARE:
+        q = s * 0.04
+        src = np.float32([[0, 0], [s, 0], [s, s], [0, s]])
+        dst = src + np.float32([[rng.uniform(-q, q), rng.uniform(-q, q)] for _ in range(4)])
+        arr = cv2.warpPerspective(arr, cv2.getPerspectiveTransform(src, dst), (s, s), borderMode=cv2.BORDER_REPLICATE)
+        yy, xx = np.mgrid[0:s, 0:s].astype(np.float32) / s
+        arr -= rng.uniform(0, 60) * np.clip(rng.uniform(-1, 1) * (xx - 0.5) + rng.uniform(-1, 1) * (yy - 0.5) + 0.5, 0, 1)
+        arr = cv2.GaussianBlur(arr, (0, 0), rng.uniform(0.4, 1.5))
+        arr += np.random.default_rng(rng.randint(0, 10**6)).normal(0, rng.uniform(2, 8), arr.shape)
+        arr = np.clip(arr, 0, 255).astype(np.uint8)
+        arr = cv2.imdecode(cv2.imencode(".jpg", arr, [cv2.IMWRITE_JPEG_QUALITY, rng.randint(40, 85)])[1], 0)
+    return np.clip(arr, 0, 255).astype(np.uint8)
+
+
+def kinds(count: int, seed: int) -> dict[str, list[tuple[np.ndarray, int]]]:
+    """Cells of each kind of hand and the digit written in each."""
+    rng = random.Random(seed)
+    out: dict[str, list[tuple[np.ndarray, int]]] = {}
+    from sklearn.datasets import load_digits
+
+    d = load_digits()
+    held = [i for i in np.flatnonzero(d.target > 0)[1::2]]
+    rng.shuffle(held)
+    out["sklearn held out"] = [(cell(_ink_sklearn(d.images[i], s, rng), s, rng), int(d.target[i]))
+                               for i in held[:count] for s in [rng.randint(48, 140)]]
+    for name, dyn in (("strokes", "train"), ("strokes held out", "heldout")):
+        rows = []
+        for i in range(count):
+            s, digit = rng.randint(48, 140), 1 + i % 9
+            ink = strokes.draw(digit, s, s * rng.uniform(0.36, 0.6), (s * rng.uniform(0.42, 0.58),
+                               s * rng.uniform(0.52, 0.66)), random.Random(10**7 + seed * 10**5 + i), dyn)
+            rows.append((cell(ink, s, rng), digit))
+        out[name] = rows
+    for group, names in (("held out", HELD_OUT_HANDS), ("seen", SEEN_HANDS)):
+        for name in names:
+            if _find(name) is None:
+                continue
+            rows = []
+            for i in range(count // 3):
+                s, digit = rng.randint(48, 140), 1 + i % 9
+                rows.append((cell(_ink_font(name, digit, s, rng), s, rng), digit))
+            out[f"font {Path(name).stem} ({group})"] = rows
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--count", type=int, default=300, help="cells per kind (a third per font)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--digit-model", type=Path, help="read with this model file (one just trained)")
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    if args.digit_model is not None:
+        nets.use_model(digits.MODEL, args.digit_model)
+    print("| hand | cells | right | unsure (not judged) | wrong (must be rare) |\n|---|---|---|---|---|")
+    total: Counter[str] = Counter()
+    for kind, rows in kinds(args.count, args.seed).items():
+        probs = digits.read_digits([digits.digit_crop(img, (0, 0, img.shape[1], img.shape[0])) for img, _ in rows])
+        tally: Counter[str] = Counter()
+        for p, (_, digit) in zip(probs, rows):
+            notes = float(p[digits.NOTES]) if len(p) > digits.NOTES else 0.0
+            k = int(p[1:10].argmax()) + 1
+            if p[0] + notes >= digits.SURE:
+                tally["wrong"] += 1  # written, read surely as empty
+            elif p[k] >= digits.SURE:
+                tally["right" if k == digit else "wrong"] += 1
+            else:
+                tally["unsure"] += 1
+        total.update(tally)
+        n = len(rows)
+        print(f"| {kind} | {n} | {tally['right']} ({tally['right'] / n:.0%}) | {tally['unsure']} | {tally['wrong']} |")
+
+
+if __name__ == "__main__":
+    main()
