@@ -3,20 +3,26 @@
 From the repository root (dev-only: not installed with the package):
 
     .venv/bin/pip install -e '.[train]'
-    .venv/bin/python -m devtools.train_digits            # about 2 minutes on 2 cores
+    .venv/bin/python -m devtools.train_digits            # about 5 minutes on 2 idle cores
 
 It reads the middle and bottom of a cell (where an answer is written; the
-label sits at the top left, pencil marks are small) as a 28x28 darkness crop
-(kkvision.vision.digits.digit_crop) and gives 10 classes: 0 = no answer, or
-the digits 1..9.  Training crops:
-  - synthetic cells: an answer digit (or none) in any installed font but the
-    URW families (an eighth as kkvision.render draws answers), made to look written: thick or thin strokes, slant, wobble,
-    scale and place jitter; with or without a cage label at the top left and
-    pencil marks (small digits) around; grid lines at the edges; uneven light
-    and shaded blocks behind; blur, noise, low contrast, JPEG;
+label sits at the top left) as a 28x28 darkness crop
+(kkvision.vision.digits.digit_crop) and gives 11 classes: 0 = no answer,
+the digits 1..9, or NOTES = only pencil marks.  Training crops:
+  - synthetic cells: grid lines; a cage label or none (big ones, as web
+    pages draw them, reaching into the answer's place); pencil marks or none
+    (app layouts: a 3x3 under the label, a row, big candidates in rows of
+    four; most of them with no answer over them: NOTES); an answer or none:
+    typed in any font but the held-out designs, drawn as kkvision.render
+    draws answers, written by stroke synthesis (devtools/strokes.py: many
+    hands, never PEN_DYNAMICS['heldout']) or in a seen hand-like font; uneven
+    light and shaded blocks behind, a page's far side showing through, faint
+    streaks; blur, noise, low contrast, JPEG;
   - handwriting: scikit-learn's bundled digits (8x8, 1..9 only), the images
     with an EVEN index, heavily augmented; the ODD ones are held out and are
     what the accuracy on handwriting is measured on.
+HELDOUT_FAMILIES are never shown, so that bench/check.py's held-out themes and
+hands and bench/handwriting.py's held-out fonts are unseen.
 Fixed seeds; exports ONNX and checks OpenCV's dnn gives what torch gives.
 """
 
@@ -33,20 +39,52 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from devtools import strokes
 from kkvision.vision.digits import SIDE, digit_crop, handwriting_crop
 
 ROOT = Path(__file__).resolve().parents[1]  # the repository root: the model goes to its models/ folder
-HELDOUT_FAMILIES = ("Nimbus", "URW", "C059", "P052")
+NOTES = 10  # the class of a cell holding only pencil marks (notes): never an answer
+CLASSES = 11  # 0 nothing written, 1..9 the answer, NOTES
+# Font designs never shown, so that bench/check.py's held-out themes and hands are unseen (file-name
+# fragments of train_labels.HELDOUT's designs: synth.HELDOUT_FONTS' PostScript classics, the scenes'
+# held-out app / web faces, and the held-out hands scenes.HAND_HELDOUT, Breip and DkgHandwriting)
+HELDOUT_FAMILIES = ("Nimbus", "URW", "C059", "P052", "Z003", "Comfortaa", "FiraCode", "ClearSans",
+                    "LeagueSpartan", "Dosis", "B612", "Karla", "dkg", "Breip", "breip")
+HANDS = ("Humor-Sans", "ComicNeue")  # the hand-like fonts it may see (the rest of its hands are stroke-drawn)
 SHADE_SHARE = 0.3  # synthetic cells with uneven light or shaded blocks behind the digit
 OWN_SHARE = 0.12  # synthetic answers drawn as kkvision's answer pictures draw them: checking its own output
+STROKE_SHARE = 0.35 # answers drawn by stroke synthesis (strokes.py): many hands, not a font's one
+HAND_FONT_SHARE = 0.1  # answers in a hand-like font
+NOTES_SHARE = 0.3  # cells with pencil marks (with or without an answer over them)
+OWN_OVER_NOTES = 0.4  # answers over pencil marks drawn as kkvision draws them: its answer pictures of apps with notes
+EMPTY_SHARE = 0.2  # cells with no answer
+NOTES_ALONE = 0.6  # of the cells with pencil marks, those without an answer over them (apps clear them)
+BIG_LABEL_SHARE = 0.35  # labels as big as web pages draw them (up to 45% of the cell), reaching into the answer
+SHOW_THROUGH_SHARE = 0.12  # a print page's far side showing through, mirrored and faint: not ink of this cell
+STREAK_SHARE = 0.1  # faint straight streaks across a cell (a photo's, a scanner's): not a 1
 NOT_TEXT_FONTS = ("StandardSymbols", "D050000L", "DejaVuMathTeXGyre", "Hairline")
 
 
 @lru_cache(maxsize=2)
-def fonts() -> list[str]:
+def all_fonts() -> list[str]:
     found = sorted(str(p) for d in (Path("/usr/share/fonts"), Path("/usr/local/share/fonts")) if d.exists()
                    for p in d.rglob("*") if p.suffix.lower() in (".ttf", ".otf"))
     return [f for f in found if not any(b in Path(f).name for b in NOT_TEXT_FONTS + HELDOUT_FAMILIES)]
+
+
+def fonts() -> list[str]:
+    """Fonts for labels, typed answers and pencil marks (never a held-out design)."""
+    return all_fonts()
+
+
+@lru_cache(maxsize=1)
+def hand_fonts() -> list[str]:
+    return [f for f in all_fonts() if any(Path(f).name.startswith(h) for h in HANDS)]
+
+
+@lru_cache(maxsize=1)
+def bold_fonts() -> list[str]:
+    return [f for f in all_fonts() if any(w in Path(f).name for w in ("Bold", "Black", "Heavy", "SemiBold"))]
 
 
 @lru_cache(maxsize=4096)
@@ -67,53 +105,132 @@ def own_font() -> str:
     return fonts()[0]
 
 
+def _label(d: ImageDraw.ImageDraw, s: int, rng: random.Random, ink: int) -> float:
+    """A cage label at the top left; returns where it ends (a fraction of the cell, from the top)."""
+    big = rng.random() < BIG_LABEL_SHARE
+    frac = rng.uniform(0.25, 0.45) if big else rng.uniform(0.12, 0.28)  # digit height / cell
+    margin = rng.uniform(0.03, 0.1)
+    f = _font(rng.choice(bold_fonts() if big and rng.random() < 0.7 else fonts()), max(6, int(s * frac * 1.35)))
+    text = f"{rng.randint(1, 999 if rng.random() < 0.5 else 99)}{rng.choice(['+', '-', 'x', '/', '÷', '×', '−', '*', ''])}"
+    d.text((s * margin, s * margin), text, font=f, fill=ink, anchor="lt")
+    return margin + frac * 1.1 + 0.04
+
+
+def _pencil(d: ImageDraw.ImageDraw, s: int, rng: random.Random, below: float) -> None:
+    """Pencil marks as apps and players leave them: a 3x3 of small digits under the label, a row
+    along the bottom, a few anywhere, or an app's big candidates in rows of four filling the cell."""
+    layout = rng.choice(["grid", "grid", "row", "loose", "rows"])
+    top = min(0.5, below + rng.uniform(0.0, 0.1))
+    if layout == "rows":  # big and dark (mnaoumov's app): as tall as a fifth to a quarter of the cell
+        size = s * rng.uniform(0.17, 0.26)
+        fill = rng.randint(0, 80)
+    else:
+        size = s * min(0.15, (0.92 - top) / 3.6) * rng.uniform(0.7, 1.1)
+        fill = rng.randint(0, 170)
+    f = _font(rng.choice(fonts() if rng.random() < 0.7 else hand_fonts() or fonts()), max(5, int(size * 1.35)))
+    marks = sorted(rng.sample(range(1, 10), rng.choice([1, 2, 2, 3, 3, 4, 5, 6, 7, 9])))
+    for i, m in enumerate(marks):
+        if layout == "grid":
+            gx, gy = (m - 1) % 3, (m - 1) // 3
+            at = (s * (0.25 + 0.25 * gx), s * (top + (0.92 - top) * (gy + 0.5) / 3))
+        elif layout == "row":
+            at = (s * (0.12 + 0.8 * (i + 0.5) / max(4, len(marks))), s * rng.uniform(0.78, 0.86))
+        elif layout == "rows":
+            at = (s * (0.14 + 0.24 * (i % 4)), s * (max(top, 0.35) + 0.27 * (i // 4)))
+        else:
+            at = (rng.uniform(0.12, 0.88) * s, rng.uniform(max(0.3, top), 0.88) * s)
+        d.text(at, str(m), font=f, fill=fill, anchor="mm")
+
+
+def _written_look(a: np.ndarray, s: int, rng: random.Random) -> np.ndarray:
+    """A printed digit made to look written: stroke weight, slant, wobble."""
+    k = rng.choice([1, 2, 3])
+    a = cv2.dilate(a, np.ones((k, k), np.uint8)) if rng.random() < 0.6 else cv2.erode(a, np.ones((2, 2), np.uint8))
+    m = np.float32([[1, rng.uniform(-0.3, 0.3), 0], [0, 1, 0]])
+    m[0, 2] = -m[0, 1] * s / 2
+    a = cv2.warpAffine(a, m, (s, s))
+    dx = cv2.GaussianBlur(np.random.default_rng(rng.randint(0, 10**6)).normal(0, 1, (s, s)).astype(np.float32), (0, 0), s / 10)
+    dy = cv2.GaussianBlur(np.random.default_rng(rng.randint(0, 10**6)).normal(0, 1, (s, s)).astype(np.float32), (0, 0), s / 10)
+    amp = rng.uniform(0, 0.06) * s / (np.abs(dx).max() + 1e-6)
+    yy, xx = np.mgrid[0:s, 0:s].astype(np.float32)
+    return cv2.remap(a, xx + dx * amp, yy + dy * amp, cv2.INTER_LINEAR)
+
+
+def _answer(s: int, digit: int, below: float, rng: random.Random, own: float = OWN_SHARE) -> tuple[np.ndarray, int]:
+    """The answer's ink (0..255 coverage) and its grey: typed under the label, drawn as
+    kkvision draws it, written in a hand-like font, or stroke-drawn by a hand."""
+    layer = Image.new("L", (s, s), 0)
+    ld = ImageDraw.Draw(layer)
+    if rng.random() < own:  # kkvision.render: 0.5 cell font size, centred at 0.62 of the cell
+        f = _font(own_font(), max(8, int(s * rng.uniform(0.46, 0.54))))
+        ld.text((s * rng.uniform(0.47, 0.53), s * rng.uniform(0.58, 0.66)), str(digit), font=f, fill=255, anchor="mm")
+        return np.asarray(layer).astype(np.float32), rng.randint(50, 130)  # render.SOLUTION's blue is a mid grey
+    how = rng.uniform(OWN_SHARE, 1.0)  # the other kinds in their shares
+    if how < OWN_SHARE + STROKE_SHARE:
+        h = s * rng.uniform(0.32, 0.62)
+        a = strokes.draw(digit, s, h, (s * rng.uniform(0.4, 0.6), s * rng.uniform(0.5, 0.68)), rng)
+        return a, rng.randint(0, 150)
+    if how < OWN_SHARE + STROKE_SHARE + HAND_FONT_SHARE and hand_fonts():
+        f = _font(rng.choice(hand_fonts()), max(8, int(s * rng.uniform(0.45, 0.75))))
+        ld.text((s * rng.uniform(0.42, 0.58), s * rng.uniform(0.5, 0.66)), str(digit), font=f, fill=255, anchor="mm")
+        a = np.asarray(layer).astype(np.float32)
+        return (_written_look(a, s, rng) if rng.random() < 0.5 else a), rng.randint(0, 150)
+    size = min(rng.uniform(0.3, 0.55), 0.94 - below)  # an app fits its answer under the label
+    f = _font(rng.choice(fonts()), max(8, int(s * size * 1.35)))
+    mid = max(rng.uniform(0.5, 0.62), below + size / 2) if rng.random() < 0.7 else rng.uniform(0.5, 0.66)
+    box = ld.textbbox((0, 0), str(digit), font=f)
+    cx = s * rng.uniform(0.42, 0.58)
+    ld.text((cx - (box[0] + box[2]) / 2, s * mid - (box[1] + box[3]) / 2), str(digit), font=f, fill=255)
+    a = np.asarray(layer).astype(np.float32)
+    return (_written_look(a, s, rng) if rng.random() < 0.3 else a), rng.randint(0, 130)
+
+
 def cell(rng: random.Random) -> tuple[np.ndarray, int]:
-    """One synthetic cell crop and its class (0: no answer)."""
+    """One synthetic cell crop and its class (0: no answer, NOTES: only pencil marks)."""
     s = rng.randint(40, 160)
-    img = Image.new("L", (s, s), rng.randint(200, 255))
+    paper = rng.randint(200, 255)
+    img = Image.new("L", (s, s), paper)
     d = ImageDraw.Draw(img)
     ink = rng.randint(0, 90)
-    for k in (0, s - 1):  # cell borders, thin or thick
-        w = rng.choice([1, 1, 2, max(2, s // 18)])
+    if rng.random() < SHOW_THROUGH_SHARE:  # the far side of a printed page, mirrored and faint
+        back = Image.new("L", (s, s), 0)
+        bd = ImageDraw.Draw(back)
+        for _ in range(rng.randint(1, 3)):
+            f = _font(rng.choice(fonts()), max(8, int(s * rng.uniform(0.2, 0.7))))
+            bd.text((s * rng.uniform(0.0, 1.0), s * rng.uniform(0.0, 1.0)), str(rng.randint(1, 99)), font=f,
+                    fill=int(rng.uniform(15, 45)), anchor="mm")
+        if rng.random() < 0.5:  # the far side's grid lines
+            x = int(s * rng.uniform(0.1, 0.9))
+            bd.line([(x, 0), (x, s)], fill=int(rng.uniform(15, 60)), width=rng.randint(1, max(1, s // 15)))
+        img = Image.fromarray(np.clip(np.asarray(img).astype(np.int16) - np.asarray(back)[:, ::-1], 0, 255)
+                              .astype(np.uint8))
+        d = ImageDraw.Draw(img)
+    if rng.random() < STREAK_SHARE:  # faint streaks: a photo's or scanner's, a paper's grain; not ink
+        for _ in range(rng.randint(1, 4)):
+            x = s * rng.uniform(0.1, 0.9)
+            if rng.random() < 0.7:
+                d.line([(x, 0), (x + rng.uniform(-0.1, 0.1) * s, s)], fill=paper - rng.randint(6, 30),
+                       width=rng.randint(1, max(1, s // 12)))
+            else:
+                d.line([(0, x), (s, x + rng.uniform(-0.1, 0.1) * s)], fill=paper - rng.randint(6, 30),
+                       width=rng.randint(1, max(1, s // 12)))
+    for k in (0, s - 1):  # cell borders, thin or thick, maybe dashed
+        w = rng.choice([1, 1, 2, max(2, s // 18), max(3, s // 10)])
         d.line([(k, 0), (k, s)], fill=ink, width=w)
         d.line([(0, k), (s, k)], fill=ink, width=w)
-    if rng.random() < 0.5:  # a cage label at the top left
-        f = _font(rng.choice(fonts()), max(6, int(s * rng.uniform(0.16, 0.28))))
-        d.text((s * 0.06, s * 0.04), f"{rng.randint(1, 999)}{rng.choice('+-x/÷')}", font=f, fill=ink)
-    if rng.random() < 0.25:  # pencil marks: small digits
-        f = _font(rng.choice(fonts()), max(5, int(s * rng.uniform(0.1, 0.16))))
-        for _ in range(rng.randint(1, 6)):
-            d.text((rng.uniform(0.05, 0.85) * s, rng.uniform(0.3, 0.85) * s), str(rng.randint(1, 9)), font=f,
-                   fill=rng.randint(0, 150))
-    label = 0 if rng.random() < 0.2 else rng.randint(1, 9)
-    own = rng.random() < OWN_SHARE  # drawn as kkvision's own answer pictures draw it (render.py)
+    below = 0.12
+    if rng.random() < 0.55:
+        below = _label(d, s, rng, ink)
+    notes = rng.random() < NOTES_SHARE
+    if notes:
+        _pencil(d, s, rng, below)
+    label = 0 if rng.random() < EMPTY_SHARE or (notes and rng.random() < NOTES_ALONE) else rng.randint(1, 9)
     if label:
-        layer = Image.new("L", (s, s), 0)
-        ld = ImageDraw.Draw(layer)
-        if own:
-            f = _font(own_font(), max(8, int(s * rng.uniform(0.46, 0.54))))
-            cx, cy = s * rng.uniform(0.47, 0.53), s * rng.uniform(0.58, 0.66)
-            ld.text((cx, cy), str(label), font=f, fill=255, anchor="mm")
-        else:
-            f = _font(rng.choice(fonts()), max(8, int(s * rng.uniform(0.4, 0.72))))
-            box = ld.textbbox((0, 0), str(label), font=f)
-            cx, cy = s * rng.uniform(0.42, 0.58), s * rng.uniform(0.52, 0.66)
-            ld.text((cx - (box[0] + box[2]) / 2, cy - (box[1] + box[3]) / 2), str(label), font=f, fill=255)
-        a = np.asarray(layer).astype(np.float32)
-        if not own and rng.random() < 0.5:  # written, not printed: stroke weight, slant, wobble
-            k = rng.choice([1, 2, 3])
-            a = cv2.dilate(a, np.ones((k, k), np.uint8)) if rng.random() < 0.6 else cv2.erode(a, np.ones((2, 2), np.uint8))
-            m = np.float32([[1, rng.uniform(-0.3, 0.3), 0], [0, 1, 0]])
-            m[0, 2] = -m[0, 1] * s / 2
-            a = cv2.warpAffine(a, m, (s, s))
-            dx = cv2.GaussianBlur(np.random.default_rng(rng.randint(0, 10**6)).normal(0, 1, (s, s)).astype(np.float32), (0, 0), s / 10)
-            dy = cv2.GaussianBlur(np.random.default_rng(rng.randint(0, 10**6)).normal(0, 1, (s, s)).astype(np.float32), (0, 0), s / 10)
-            amp = rng.uniform(0, 0.06) * s / (np.abs(dx).max() + 1e-6)
-            yy, xx = np.mgrid[0:s, 0:s].astype(np.float32)
-            a = cv2.remap(a, xx + dx * amp, yy + dy * amp, cv2.INTER_LINEAR)
-        colour = rng.randint(50, 130) if own else rng.randint(0, 110)  # render.SOLUTION's blue is a mid grey
+        a, colour = _answer(s, label, below, rng, OWN_OVER_NOTES if notes else OWN_SHARE)
         base = np.asarray(img).astype(np.float32)
         img = Image.fromarray(np.clip(base - (base - colour) * (a / 255.0), 0, 255).astype(np.uint8))
+    elif notes:
+        label = NOTES
     arr = np.asarray(img).astype(np.float32)
     if rng.random() < SHADE_SHARE:  # a photo's uneven light and a screen's shaded cells: soft, wide, not ink
         yy, xx = np.mgrid[0:s, 0:s].astype(np.float32) / s
@@ -129,7 +246,7 @@ def cell(rng: random.Random) -> tuple[np.ndarray, int]:
     arr = np.clip(arr + np.random.default_rng(rng.randint(0, 10**6)).normal(0, rng.uniform(0, 10), arr.shape), 0, 255)
     if rng.random() < 0.5:
         arr = cv2.imdecode(cv2.imencode(".jpg", arr.astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, rng.randint(30, 90)])[1], 0)
-    jitter = [rng.uniform(-0.04, 0.04) * s for _ in range(4)]
+    jitter = [rng.uniform(-0.06, 0.06) * s for _ in range(4)]
     return digit_crop(arr.astype(np.uint8), (jitter[0], jitter[1], s + jitter[2], s + jitter[3])), label
 
 
@@ -167,7 +284,7 @@ def network():  # type: ignore[no-untyped-def]
         nn.Conv2d(1, 24, 3, padding=1), nn.BatchNorm2d(24), nn.ReLU(), nn.MaxPool2d(2),
         nn.Conv2d(24, 48, 3, padding=1), nn.BatchNorm2d(48), nn.ReLU(), nn.MaxPool2d(2),
         nn.Conv2d(48, 64, 3, padding=1), nn.BatchNorm2d(64), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * 3 * 3, 96), nn.ReLU(), nn.Linear(96, 10),
+        nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * 3 * 3, 96), nn.ReLU(), nn.Linear(96, CLASSES),
     )
 
 
@@ -175,8 +292,8 @@ def main() -> None:
     import torch
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--samples", type=int, default=40_000)
-    ap.add_argument("--epochs", type=int, default=5)
+    ap.add_argument("--samples", type=int, default=60_000)
+    ap.add_argument("--epochs", type=int, default=6)
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--out", type=Path, default=ROOT / "models" / "digits.onnx")
     args = ap.parse_args()
