@@ -15,6 +15,8 @@ Per fill mode and theme split:
   wrong caught  wrong answers called wrong, of those written in solved puzzles
   false wrong   cells called wrong that hold a right answer, pencil marks or nothing (must be 0)
   blanks found  cells with nothing or only pencil marks reported blank, of those
+  notes named   cells with only pencil marks listed as such (JSON 'pencil'), of those; and
+                cells listed so that hold an answer or nothing (in brackets)
   not judged    written cells read too unsurely to judge (exit 15 when nothing is wrong)
   verdicts      exit codes of the solved puzzles (0, 11, 15)
 """
@@ -31,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from devtools.scenes import FILL_MODES, scene  # noqa: E402
-from kkvision.answers import check_answers, verdict_of, written_answers  # noqa: E402
+from kkvision.answers import check_answers, read_written, verdict_of  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
 from kkvision.pipeline import Options, read_source  # noqa: E402
 from kkvision.sources import of_bytes  # noqa: E402
@@ -52,6 +54,9 @@ class Score:
     false_wrong: int = 0
     blanks: int = 0
     blanks_found: int = 0
+    pencil: int = 0
+    pencil_found: int = 0
+    pencil_false: int = 0
     not_judged: int = 0
     verdicts: Counter[int] = field(default_factory=Counter)
     why: list[str] = field(default_factory=list)
@@ -103,8 +108,9 @@ def run(args: tuple[int, bool, str, int]) -> Score:
             continue
         score.solved += 1
         n = result.puzzle.size
-        answers, unsure = written_answers(page.picture, result.geometry)
-        verdict = check_answers(result.puzzle, result.solution, answers)
+        written_cells = read_written(page.picture, result.geometry, result.solution)
+        unsure = written_cells.unsure
+        verdict = check_answers(result.puzzle, result.solution, written_cells.answers)
         code = int(verdict_of(verdict, unsure))
         score.verdicts[code] += 1
         written = {cell: d for cell, (d, _) in truth.fill.answers.items()}
@@ -116,6 +122,10 @@ def run(args: tuple[int, bool, str, int]) -> Score:
         empty = {(r, c) for r in range(n) for c in range(n) if (r, c) not in written}
         score.blanks += len(empty)
         score.blanks_found += len(empty & set(verdict.blank) - set(unsure))
+        marked = set(truth.fill.pencil) & empty
+        score.pencil += len(marked)
+        score.pencil_found += len(marked & set(written_cells.pencil))
+        score.pencil_false += len(set(written_cells.pencil) - marked)
         score.not_judged += len(unsure)
         if wrong and code == 0:
             score.all_right_but_wrong += 1
@@ -126,7 +136,7 @@ def run(args: tuple[int, bool, str, int]) -> Score:
 
 def table(scores: list[Score]) -> str:
     rows = ["| fill | split | pictures | puzzles | solved | all right (must be 0) | wrong caught | false wrong"
-            " (must be 0) | blanks found | not judged | verdicts 0/11/15 |", "|" + "---|" * 11]
+            " (must be 0) | blanks found | notes named | not judged | verdicts 0/11/15 |", "|" + "---|" * 12]
     groups: dict[tuple[str, str], list[Score]] = defaultdict(list)
     for s in scores:
         groups[(s.mode, s.split)].append(s)
@@ -137,10 +147,12 @@ def table(scores: list[Score]) -> str:
         sol = sum(s.solved for s in g)
         ww, wc = sum(s.wrong_written for s in g), sum(s.wrong_caught for s in g)
         bl, bf = sum(s.blanks for s in g), sum(s.blanks_found for s in g)
+        pn, pf = sum(s.pencil for s in g), sum(s.pencil_found for s in g)
         v: Counter[int] = sum((s.verdicts for s in g), Counter())
         rows.append(f"| {mode} | {split} | {len(g)} | {sum(s.puzzles for s in g)} | {sol} |"
                     f" {sum(s.all_right_but_wrong for s in g)} | {wc}/{ww} ({wc / max(1, ww):.0%}) |"
                     f" {sum(s.false_wrong for s in g)} | {bf}/{bl} ({bf / max(1, bl):.0%}) |"
+                    f" {pf}/{pn} ({pf / max(1, pn):.0%}) [{sum(s.pencil_false for s in g)}] |"
                     f" {sum(s.not_judged for s in g)} | {v[0]}/{v[11]}/{v[15]} |")
     return "\n".join(rows)
 

@@ -13,6 +13,11 @@ from .vision.stages import GridGeometry
 from .vocab import Cell, cell_name
 
 BLANK = 0
+# A cell is wrong when its right digit is at most NOT_RIGHT probable and two other digits are at least
+# WRONG_SURE together: written, and not the right digit, at least that surely.  bench/check.py's
+# held-out handwriting over labels was called wrong where right at 0.75 (and over three digits).
+NOT_RIGHT = 0.05
+WRONG_SURE = 0.85
 
 
 @dataclass(frozen=True)
@@ -72,11 +77,13 @@ def verdict_of(check: CheckResult, unsure: tuple[Cell, ...] = ()) -> ExitCode:
 
 @dataclass(frozen=True)
 class Judged:
-    """One puzzle's answers judged: the check, and the written cells not read
-    surely enough to judge (never called right or wrong)."""
+    """One puzzle's answers judged: the check, the written cells not read
+    surely enough to judge (never called right or wrong), and the empty cells
+    that hold pencil marks (notes: never an answer, counted blank)."""
 
     check: CheckResult
     unsure: tuple[Cell, ...] = ()
+    pencil: tuple[Cell, ...] = ()
 
     @property
     def blank(self) -> tuple[Cell, ...]:
@@ -91,7 +98,8 @@ class Judged:
         """This check's fields of the JSON record (report.outcome_record's extras), the puzzle's notes first."""
         unsure = [f"unsure cells: {', '.join(map(cell_name, self.unsure))}"] if self.unsure else []
         return dict(exit_code=self.verdict, notes=list(notes) + unsure, wrong=[list(c) for c in self.check.wrong],
-                    blank=[list(c) for c in self.blank], unsure=[list(c) for c in self.unsure])
+                    blank=[list(c) for c in self.blank], unsure=[list(c) for c in self.unsure],
+                    pencil=[list(c) for c in self.pencil])
 
 
 def judge(puzzle: Puzzle, solution: Grid, typed: str | None, picture: np.ndarray | None = None,
@@ -102,25 +110,84 @@ def judge(puzzle: Puzzle, solution: Grid, typed: str | None, picture: np.ndarray
         return Judged(check_answers(puzzle, solution, read_answers(typed, puzzle.size)))
     if picture is None or geometry is None:
         raise InputError("no answers to check: give them typed, or check a picture with the answers written in")
-    answers, unsure = written_answers(picture, geometry)
-    return Judged(check_answers(puzzle, solution, answers), unsure)
+    written = read_written(picture, geometry, solution)
+    return Judged(check_answers(puzzle, solution, written.answers), written.unsure, written.pencil)
 
 
-def written_answers(picture: np.ndarray, geometry: GridGeometry) -> tuple[Grid, tuple[Cell, ...]]:
-    """The answers written in the picture's cells (0: nothing written), and the
-    cells read with too little certainty to judge (left 0, listed)."""
-    from .vision.digits import SURE, digit_crop, read_digits
+@dataclass(frozen=True)
+class Written:
+    """What the picture's cells hold: the answers (0: none), the cells read
+    with too little certainty to judge (left 0), and the cells holding only
+    pencil marks (left 0: notes are never an answer)."""
+
+    answers: Grid
+    unsure: tuple[Cell, ...]
+    pencil: tuple[Cell, ...]
+
+
+def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | None = None) -> Written:
+    """Read every cell of the grid: an answer surely, nothing (or only pencil marks) surely, or unsure.
+
+    With the solution, a cell is judged as surely as its reading allows: right
+    when the right digit is SURE, wrong when the right digit is at most
+    NOT_RIGHT and two others are WRONG_SURE together, though which of them is
+    less sure (the more probable is given); without it, a digit must be SURE on its own.  A cell with no ink
+    where an answer goes (against its lines' darkness) is blank whatever the
+    network says; ink too faint for an answer is never read as one."""
+    from .vision.digits import (
+        EMPTY_INK_SHARE,
+        FAINT_INK,
+        NOTES,
+        SURE,
+        digit_crop,
+        ink_contrast,
+        line_contrast,
+        read_digits,
+    )
 
     n = geometry.size
     square = geometry.square(picture)
     cells = [(r, c) for r in range(n) for c in range(n)]
     probs = read_digits([digit_crop(square, geometry.cell_box(r, c)) for r, c in cells])
-    grid = [[0] * n for _ in range(n)]
-    unsure = []
+    grid = [[BLANK] * n for _ in range(n)]
+    unsure, pencil = [], []
     for (r, c), p in zip(cells, probs):
-        k = int(p.argmax())
-        if p[k] < SURE or k > n:
+        notes = float(p[NOTES]) if len(p) > NOTES else 0.0
+        k = int(p[1:n + 1].argmax()) + 1
+        if p[0] + notes >= SURE:  # no answer: nothing written, or only notes
+            if notes > p[0]:
+                pencil.append((r, c))
+            continue
+        box = geometry.cell_box(r, c)
+        ink = ink_contrast(square, box)
+        if ink < EMPTY_INK_SHARE * line_contrast(square, box):  # no ink at all where an answer goes
+            continue
+        if ink < FAINT_INK:  # too faint to be an answer
             unsure.append((r, c))
-        else:
+        elif solution is not None and p[solution[r][c]] >= SURE:
+            grid[r][c] = solution[r][c]
+        elif solution is not None and _surely_other(p[1:n + 1], solution[r][c]):
+            others = p[1:n + 1].copy()
+            others[solution[r][c] - 1] = 0.0
+            grid[r][c] = int(others.argmax()) + 1  # surely not the right digit: the likeliest of the others
+        elif solution is None and p[k] >= SURE:
             grid[r][c] = k
-    return tuple(tuple(row) for row in grid), tuple(unsure)
+        else:
+            unsure.append((r, c))
+    return Written(tuple(tuple(row) for row in grid), tuple(unsure), tuple(pencil))
+
+
+def _surely_other(digit_probs: np.ndarray, right: int) -> bool:
+    """Whether a cell surely holds a digit other than the right one: the right digit is at most
+    NOT_RIGHT and the two likeliest others are at least WRONG_SURE together (a reading spread over
+    many digits is a confused one, never a verdict)."""
+    others = digit_probs.copy()
+    others[right - 1] = 0.0
+    return digit_probs[right - 1] <= NOT_RIGHT and float(np.sort(others)[-2:].sum()) >= WRONG_SURE
+
+
+def written_answers(picture: np.ndarray, geometry: GridGeometry) -> tuple[Grid, tuple[Cell, ...]]:
+    """The answers written in the picture's cells (0: nothing written, or only
+    pencil marks), and the cells read with too little certainty to judge (left 0, listed)."""
+    written = read_written(picture, geometry)
+    return written.answers, written.unsure

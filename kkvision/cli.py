@@ -464,6 +464,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         else:
             print(grid_text(check.answers, set(check.wrong), set(unsure)))
             print(f"{len(check.wrong)} wrong, {len(blank)} blank"
+                  + (f" ({len(judged.pencil)} holding only pencil marks: {', '.join(map(cell_name, judged.pencil))};"
+                     " notes, never an answer)" if judged.pencil else "")
                   + (f", {len(unsure)} not judged ({', '.join(map(cell_name, unsure))}: written but not read surely,"
                      " marked ?)" if unsure else "")
                   + ("; the grid is complete" if not blank and not unsure else "")

@@ -31,7 +31,8 @@ def grid_text(grid: Grid, marks: set[tuple[int, int]] | None = None, unsure: set
 
 SCHEMA = "kkvision/1"  # the version of the JSON records below; changes when a field changes meaning
 RECORD_FIELDS = ("schema", "command", "input", "index", "box", "ok", "exit_code", "error", "puzzle", "solution", "unique",
-                 "labels", "odds", "notes", "decide", "image", "wrong", "blank", "unsure", "text", "hints", "seconds")
+                 "labels", "odds", "notes", "decide", "image", "wrong", "blank", "unsure", "pencil", "text", "hints",
+                 "seconds")
 
 
 def record(command: str, input: str, *, exit_code: int = 0, error: str | None = None, puzzle: Puzzle | None = None,

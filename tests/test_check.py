@@ -70,7 +70,7 @@ def test_handwritten_digits_are_read_as_the_training_script_measures():
     assert accuracy >= 0.95
 
 
-def _smudge(monkeypatch, cell, n=6):
+def _smudge(monkeypatch, cell, between, n=6):
     """The digit reader made unsure of one cell (0.5 / 0.5 between two digits): the verdict is the subject."""
     from kkvision.vision import digits
 
@@ -80,7 +80,7 @@ def _smudge(monkeypatch, cell, n=6):
         probs = real(crops).copy()
         k = cell[0] * n + cell[1]
         probs[k] = 0.0
-        probs[k, 3] = probs[k, 5] = 0.5
+        probs[k, between[0]] = probs[k, between[1]] = 0.5
         return probs
 
     monkeypatch.setattr(digits, "read_digits", unsure)
@@ -90,7 +90,8 @@ def test_a_cell_not_read_surely_is_never_called_right(filled, capsys, monkeypatc
     """No wrong cell among those read, one not judged: exit 15 (never 0), listed, shown '?', marked on the picture."""
     make, solution = filled
     path = make(solution)
-    _smudge(monkeypatch, (1, 2))
+    right = solution[1][2]
+    _smudge(monkeypatch, (1, 2), (right, right % 6 + 1))  # the right digit or another
     assert main(["check", "--json", str(path)]) == ExitCode.ANSWERS_UNSURE
     rec = json.loads(capsys.readouterr().out)
     assert rec["unsure"] == [[1, 2]] and rec["wrong"] == [] and rec["blank"] == [] and not rec["ok"]
@@ -114,7 +115,104 @@ def test_a_wrong_cell_outranks_a_cell_not_judged(filled, capsys, monkeypatch):
     wrong = [row[:] for row in solution]
     wrong[4][4] = solution[4][4] % 6 + 1
     path = make(wrong)
-    _smudge(monkeypatch, (1, 2))
+    _smudge(monkeypatch, (1, 2), (solution[1][2], solution[1][2] % 6 + 1))
     assert main(["check", "--json", "--no-image", str(path)]) == ExitCode.ANSWERS_WRONG
     rec = json.loads(capsys.readouterr().out)
     assert rec["wrong"] == [[4, 4]] and rec["unsure"] == [[1, 2]]
+
+
+def test_one_of_two_digits_neither_right_is_wrong(filled, capsys, monkeypatch):
+    """Unsure which of two digits is written, but sure it is not the right one: wrong (the likelier one shown)."""
+    make, solution = filled
+    path = make(solution)
+    right = solution[1][2]
+    a, b = right % 6 + 1, (right + 1) % 6 + 1
+    _smudge(monkeypatch, (1, 2), (a, b))
+    assert main(["check", "--json", "--no-image", str(path)]) == ExitCode.ANSWERS_WRONG
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["wrong"] == [[1, 2]] and rec["unsure"] == []
+
+
+def _pencil(picture, geometry, cell, marks):
+    """Small candidate digits written into one cell as apps lay notes out: mark k at its place of a 3x3 under the label."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    from kkvision.render import FONT_NAMES  # an installed font of the renderer's
+
+    x0, y0, x1, y1 = geometry.cell_box(*cell)
+    img = Image.fromarray(cv2.cvtColor(picture, cv2.COLOR_BGR2RGB))
+    d = ImageDraw.Draw(img)
+    corner = geometry.to_image(np.array([[x0, y0], [x1, y1]], float))
+    side = float(corner[1, 0] - corner[0, 0])
+    path = next(p for p in __import__("pathlib").Path("/usr/share/fonts").rglob("*.ttf") if p.name in FONT_NAMES)
+    f = ImageFont.truetype(str(path), max(6, int(0.17 * side)))
+    for m in marks:
+        gx, gy = (m - 1) % 3, (m - 1) // 3
+        at = geometry.to_image(np.array([[x0 + (0.25 + 0.25 * gx) * (x1 - x0), y0 + (0.4 + 0.18 * gy) * (y1 - y0)]]))
+        d.text((float(at[0, 0]), float(at[0, 1])), str(m), font=f, fill=(90, 90, 90), anchor="mm")
+    return cv2.cvtColor(np.asarray(img), cv2.COLOR_RGB2BGR)
+
+
+def test_pencil_marks_are_notes_never_an_answer(filled, capsys, tmp_path):
+    """A cell holding only small candidate digits is listed as pencil marks and counted blank: never wrong, never unsure."""
+    make, solution = filled
+    partial = [row[:] for row in solution]
+    partial[3][1] = 0  # B4 holds only notes
+    path = make(partial)
+    geom = read_source(Source(str(path), path), Options()).outcomes[0].result.geometry
+    noted = tmp_path / "noted.png"
+    cv2.imwrite(str(noted), _pencil(cv2.imread(str(path)), geom, (3, 1), (1, 3, 4, 6)))
+    assert main(["check", "--json", "--no-image", str(noted)]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["pencil"] == [[3, 1]] and rec["blank"] == [[3, 1]] and rec["wrong"] == [] and rec["unsure"] == []
+    assert main(["check", "--no-image", str(noted)]) == 0
+    assert "1 holding only pencil marks: B4" in capsys.readouterr().out
+
+
+def _fake_reading(monkeypatch, cell, probs, n=6):
+    """The digit reader made to say `probs` of one cell: the decision made of them is the subject."""
+    from kkvision.vision import digits
+
+    real = digits.read_digits
+
+    def said(crops):
+        out = real(crops).copy()
+        out[cell[0] * n + cell[1]] = probs
+        return out
+
+    monkeypatch.setattr(digits, "read_digits", said)
+
+
+def test_nothing_and_notes_together_make_a_sure_blank(filled, monkeypatch):
+    """0.5 nothing + 0.45 notes: no answer either way, so blank (listed as notes when notes weigh more)."""
+    from kkvision.answers import read_written
+    from kkvision.vision.digits import NOTES
+
+    make, solution = filled
+    partial = [row[:] for row in solution]
+    partial[2][2] = 0
+    path = make(partial)
+    page = read_source(Source(str(path), path), Options())
+    probs = np.zeros(NOTES + 1, np.float32)
+    probs[0], probs[NOTES], probs[4] = 0.45, 0.5, 0.05
+    _fake_reading(monkeypatch, (2, 2), probs)
+    written = read_written(page.picture, page.outcomes[0].result.geometry)
+    assert written.answers[2][2] == 0 and (2, 2) not in written.unsure and written.pencil == ((2, 2),)
+
+
+def test_a_digit_read_where_there_is_no_ink_is_blank(filled, monkeypatch):
+    """The network sure of a 1 in a cell with no ink where an answer goes (a photo's faint streak looks
+    like one to it): the cell is blank, never an answer."""
+    from kkvision.answers import read_written
+    from kkvision.vision.digits import NOTES
+
+    make, solution = filled
+    partial = [row[:] for row in solution]
+    partial[2][3] = 0  # D3: no label reaches into it
+    path = make(partial)
+    page = read_source(Source(str(path), path), Options())
+    probs = np.zeros(NOTES + 1, np.float32)
+    probs[1] = 0.97
+    _fake_reading(monkeypatch, (2, 3), probs)
+    written = read_written(page.picture, page.outcomes[0].result.geometry)
+    assert written.answers[2][3] == 0 and (2, 3) not in written.unsure

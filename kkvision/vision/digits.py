@@ -3,9 +3,10 @@
 The crop is the middle and bottom of the cell (the label sits at the top
 left; pencil marks are small and the network learned to pass them over),
 normalised to SIDE x SIDE darkness.  A small network (models/digits.onnx,
-made by devtools/train_digits.py, run by nets.py) gives 10 classes: 0 = nothing written, or
-1..9, with probabilities; a cell read with less than SURE is unsure, never
-taken as an answer.
+made by devtools/train_digits.py, run by nets.py) gives 11 classes: 0 = nothing written,
+1..9, or NOTES = only pencil marks (small candidate digits: a player's notes,
+never an answer), with probabilities; a cell read with less than SURE is
+unsure, never taken as an answer (nor as empty).
 """
 
 from __future__ import annotations
@@ -19,12 +20,22 @@ SIDE = 28
 # where an answer is written, in cell sides from the cell's top-left corner
 AREA_LEFT, AREA_RIGHT, AREA_TOP, AREA_BOTTOM = 0.1, 0.9, 0.2, 0.96
 MIN_CONTRAST = 0.2  # darkness stretch never amplifies less than this (of 255) into full ink
+PAPER_PERCENTILE, INK_PERCENTILE = 80, 1  # of the area's grey levels: its paper, and its darkest ink
 SURE = 0.9  # a cell's reading below this probability is unsure
+NOTES = 10  # the class of a cell holding only pencil marks
+# an answer is ink at least this many grey levels darker than its paper: the faintest answer of
+# bench/check.py's scenes has 37; a photo's streaks and a page's show-through that looked like a 1, 17-20
+FAINT_INK = 28.0
+# a cell whose answer place's darkest ink is less than this share of its lines' darkness holds nothing
+# (surely blank whatever the network says): the faintest answer of bench/check.py's scenes is 0.19
+EMPTY_INK_SHARE = 0.1
+LINES_MARGIN = 0.15  # of the cell side round the cell: its grid lines are inside
+LINES_PERCENTILE = 0.5  # of the grey levels of the cell and its margin: its lines (they are a few %)
 MODEL = "digits.onnx"
 
 
-def digit_crop(gray: np.ndarray, cell_box: tuple[float, float, float, float]) -> np.ndarray:
-    """The network's input for one cell: SIDE x SIDE float32 darkness."""
+def _area(gray: np.ndarray, cell_box: tuple[float, float, float, float]) -> np.ndarray:
+    """Where an answer is written in the cell, SIDE x SIDE grey levels (averaged down, not aliased)."""
     x0, y0, x1, y1 = cell_box
     w, h = x1 - x0, y1 - y0
     bx0, by0 = x0 + AREA_LEFT * w, y0 + AREA_TOP * h
@@ -32,10 +43,39 @@ def digit_crop(gray: np.ndarray, cell_box: tuple[float, float, float, float]) ->
     sx, sy = (bx1 - bx0) / SIDE, (by1 - by0) / SIDE
     m = np.array([[sx, 0, bx0 + 0.5 * sx - 0.5], [0, sy, by0 + 0.5 * sy - 0.5]], np.float32)
     src = cv2.blur(gray, (max(1, int(sx)), max(1, int(sy)))) if sx > 1.5 else gray
-    crop = cv2.warpAffine(src, m, (SIDE, SIDE), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+    return cv2.warpAffine(src, m, (SIDE, SIDE), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                           borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-    paper, ink = float(np.percentile(crop, 80)), float(np.percentile(crop, 1))
+
+
+def _levels(area: np.ndarray) -> tuple[float, float]:
+    """The area's paper and ink grey levels."""
+    return float(np.percentile(area, PAPER_PERCENTILE)), float(np.percentile(area, INK_PERCENTILE))
+
+
+def digit_crop(gray: np.ndarray, cell_box: tuple[float, float, float, float]) -> np.ndarray:
+    """The network's input for one cell: SIDE x SIDE float32 darkness."""
+    crop = _area(gray, cell_box)
+    paper, ink = _levels(crop)
     return np.clip((paper - crop) / max(paper - ink, MIN_CONTRAST * 255.0), 0.0, 1.0)
+
+
+def line_contrast(gray: np.ndarray, cell_box: tuple[float, float, float, float]) -> float:
+    """How much darker than the paper the cell's lines (or its darkest ink) are, in grey levels: the
+    whole cell and a margin round it, so its own grid lines."""
+    x0, y0, x1, y1 = cell_box
+    m = LINES_MARGIN * (x1 - x0)
+    i0, j0 = max(0, int(x0 - m)), max(0, int(y0 - m))
+    i1, j1 = min(gray.shape[1], int(x1 + m) + 1), min(gray.shape[0], int(y1 + m) + 1)
+    region = gray[j0:j1, i0:i1]
+    if region.size == 0:
+        return 0.0
+    return float(np.percentile(region, PAPER_PERCENTILE) - np.percentile(region, LINES_PERCENTILE))
+
+
+def ink_contrast(gray: np.ndarray, cell_box: tuple[float, float, float, float]) -> float:
+    """How much darker than the paper the darkest ink of the answer's place is, in grey levels."""
+    paper, ink = _levels(_area(gray, cell_box))
+    return paper - ink
 
 
 def handwriting_crop(darkness: np.ndarray) -> np.ndarray:
@@ -50,7 +90,7 @@ def handwriting_crop(darkness: np.ndarray) -> np.ndarray:
 
 
 def read_digits(crops: list[np.ndarray]) -> np.ndarray:
-    """(N, 10) probabilities: column 0 nothing written, column d the digit d."""
+    """(N, 11) probabilities: column 0 nothing written, column d the digit d, NOTES only pencil marks."""
     if not crops:
-        return np.zeros((0, 10), np.float32)
+        return np.zeros((0, NOTES + 1), np.float32)
     return nets.softmax(nets.scores(MODEL, crops), axis=1)
