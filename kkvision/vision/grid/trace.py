@@ -37,8 +37,11 @@ PAIR = (0.06, 0.36)  # two like lines this far apart (cells), either side of whe
                      # cage outlines inset either side of it (cages.INSET: 0.03..0.18 of a cell inside each
                      # cell); closer, a line drawn along another (an app's selected cage)
 LIKE = 0.6  # ... lines of like strength: the weaker at least this fraction of the stronger
-BANDS = 2  # dark bands (a toolbar, a ruled box's tint) a window may hold beside its line: a run of darkness
-           # reaching past either end of the window is such a band or its edge, never a line
+BANDS = 2  # dark bands (a toolbar, a ruled box's tint) a window may hold beside its line, passed over
+BAND_WIDTH = 0.2  # cells: a run of darkness wider than this at its CORE is such a band, never a line (a heavy frame
+                  # is under 0.1; an app's toolbar, a tinted box, a highlighted row is a fifth of a cell and more)
+CORE = 0.75  # ... its core: where it is this far from the window's median up to its darkest (a line's core is the
+             # line; a caption's letters beside a frame line are lighter in the strip's median, a band is flat)
 MAX_SHIFT = 0.45  # a fit moving a line more than this many cells is wrong: stay with the frame
 
 
@@ -141,8 +144,8 @@ def _finds(profiles: np.ndarray, lines: np.ndarray, half: float, cell: float
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """For each line k and strip s: where the profile peaks within `half` px of
     lines[k, s].  profiles: (strips, length) darkness along the across-axis.
-    A run of darkness reaching past the window's ends is a band (a toolbar
-    over the frame), not a line: the darkest run inside is taken instead.
+    A run of darkness wider than a line (BAND_WIDTH) is a band (a toolbar
+    over the frame), not a line: the darkest narrow run is taken instead.
     Two like peaks either side of where the line is expected, PAIR cells
     apart, are two cages' outlines inset in the cells either side of a
     (fainter) cell line: the line is between them."""
@@ -157,24 +160,29 @@ def _finds(profiles: np.ndarray, lines: np.ndarray, half: float, cell: float
             seg = profiles[s, lo:hi]
             floor = float(np.median(seg))
             look = seg.copy()
-            for _ in range(BANDS + 1):  # the darkest run that ends inside the window: a band is no line
+            # a run's width is measured BAND_WIDTH past the window's ends, where a line the window cuts is whole
+            elo, ehi = max(0, lo - int(BAND_WIDTH * cell) - 1), min(length, hi + int(BAND_WIDTH * cell) + 1)
+            wide = profiles[s, elo:ehi]
+            for _ in range(BANDS + 1):  # the darkest run in the window that is narrow enough to be a line
                 p = int(np.argmax(look))
                 top = float(look[p])
-                level = (top + floor) / 2
-                a, b, centre = _peak(seg, p, level)
-                if 0 < a and b < len(seg) - 1 or top <= floor:
+                ca, cb, _ = _peak(wide, p + lo - elo, floor + CORE * (top - floor))
+                line = cb - ca + 1 <= BAND_WIDTH * cell
+                if line or top <= floor:
                     break
-                look[a:b + 1] = floor
-            if not (0 < a and b < len(seg) - 1) or top <= floor:
+                look[max(0, ca - (lo - elo)):max(0, cb + 1 - (lo - elo))] = floor
+            if not line or top <= floor:
                 continue
+            level = (top + floor) / 2
+            a, b, centre = _peak(seg, p, level)
             rest = look  # without the bands
             rest[max(0, a - 1):b + 2] = floor  # the peak found and its shoulders
             q = int(np.argmax(rest))
             if (rest[q] - floor >= LIKE * (top - floor) and PAIR[0] * cell <= abs(q - p) <= PAIR[1] * cell
                     and min(p, q) < c - lo < max(p, q) and seg[min(p, q):max(p, q) + 1].min() < level):
-                qa, qb, other = _peak(seg, q, (rest[q] + floor) / 2)
-                if 0 < qa and qb < len(seg) - 1:
-                    centre = (centre + other) / 2
+                qa, qb, _ = _peak(wide, q + lo - elo, floor + CORE * (rest[q] - floor))
+                if qb - qa + 1 <= BAND_WIDTH * cell:
+                    centre = (centre + _peak(seg, q, (rest[q] + floor) / 2)[2]) / 2
             centre += lo
             ks.append(k)
             ss.append(s)
@@ -232,7 +240,7 @@ def _shifts(inv: np.ndarray, margin: int, n: int) -> tuple[Shift, Shift]:
 def trace(gray: np.ndarray, quad: np.ndarray, n: int) -> np.ndarray:
     """Mesh (MESH+1, MESH+1, 2): picture points of the straightened square's lattice."""
     cell = SIDE / n
-    margin = int(np.ceil(max(WINDOWS) * cell)) + 2
+    margin = int(np.ceil((max(WINDOWS) + BAND_WIDTH) * cell)) + 2  # room to see a run past a window whole
     x0, y0 = np.floor(quad.min(axis=0)).astype(int) - int(cell)
     x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + int(cell)
     x0, y0 = max(0, x0), max(0, y0)
