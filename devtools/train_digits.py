@@ -295,6 +295,7 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=60_000)
     ap.add_argument("--epochs", type=int, default=6)
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--smoothing", type=float, default=0.05, help="label smoothing: caps the surest probability")
     ap.add_argument("--out", type=Path, default=ROOT / "models" / "digits.onnx")
     args = ap.parse_args()
     torch.manual_seed(args.seed)
@@ -313,7 +314,7 @@ def main() -> None:
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
     steps = args.epochs * (len(y) // 128)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=2e-3, total_steps=steps)
-    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=args.smoothing)
     for epoch in range(args.epochs):
         model.train()
         order = rng.permutation(len(y))
