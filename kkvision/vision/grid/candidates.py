@@ -100,10 +100,11 @@ def _skew(labels: np.ndarray, stats: np.ndarray, keep: list[int]) -> float:
     angles, weights = [], []
     for k in keep:
         x, y, bw, bh, _ = stats[k]
-        ys, xs = np.nonzero(labels[y:y + bh, x:x + bw] == k)
-        if len(ys) < 10 or np.ptp(ys) == 0:
+        m = cv2.moments((labels[y:y + bh, x:x + bw] == k).astype(np.uint8), binaryImage=True)
+        if m["m00"] < 10 or m["mu02"] <= 0:
             continue
-        angles.append(float(np.degrees(np.arctan(np.polyfit(ys, xs, 1)[0]))))
+        # x = a y + b fitted by least squares over the line's pixels: a = cov(x, y) / var(y)
+        angles.append(float(np.degrees(np.arctan(m["mu11"] / m["mu02"]))))
         weights.append(float(bh))
     if not angles:
         return 0.0
