@@ -158,3 +158,14 @@ def test_real_pictures(name):
     assert geom.size == truth["size"]
     layout, _ = find_cages(square, geom)
     assert cells_of(layout) == {frozenset(map(tuple, c["cells"])) for c in truth["cages"]}
+
+
+def test_the_tracers_median_is_numpys():
+    from kkvision.vision.grid.trace import _median
+
+    rng = np.random.default_rng(5)
+    for n in range(1, 60):
+        for scale in (1.0, 255.0):
+            v = rng.random(n) * scale
+            assert _median(v) == float(np.median(v))
+            assert _median(np.round(v)) == float(np.median(np.round(v)))
