@@ -160,12 +160,18 @@ def test_real_pictures(name):
     assert cells_of(layout) == {frozenset(map(tuple, c["cells"])) for c in truth["cages"]}
 
 
-def test_the_tracers_median_is_numpys():
-    from kkvision.vision.grid.trace import _median
+def test_the_tracers_window_medians_are_numpys():
+    """trace._floors takes all the windows' medians at once, grouped by length: each is np.median of
+    its window alone, exactly (the mesh must not move), for windows cut short at either end too."""
+    from kkvision.vision.grid.trace import _floors
 
     rng = np.random.default_rng(5)
-    for n in range(1, 60):
-        for scale in (1.0, 255.0):
-            v = rng.random(n) * scale
-            assert _median(v) == float(np.median(v))
-            assert _median(np.round(v)) == float(np.median(np.round(v)))
+    for scale in (1.0, 255.0):
+        profiles = rng.random((12, 90)) * scale
+        profiles[3] = np.round(profiles[3])  # ties
+        rows = rng.integers(0, 12, 200)
+        lo = rng.integers(-5, 80, 200).clip(0)
+        hi = np.minimum(90, lo + rng.integers(3, 30, 200))
+        got = _floors(profiles, rows, lo, hi)
+        want = [float(np.median(profiles[r, a:b])) for r, a, b in zip(rows, lo, hi)]
+        assert got.tolist() == want
