@@ -41,12 +41,37 @@ def test_the_runtime_never_imports_the_dev_only_code():
 
 
 def test_the_label_model_loads_as_package_data():
+    import numpy as np
+
+    from kkvision.vision import nets
+
+    assert nets.scores("labels.onnx", [np.zeros((40, 88), np.float32)] * 2).shape == (2, 15, 1, 22)
+
+
+@pytest.mark.parametrize("model, crop", [("labels.onnx", (40, 88)), ("labels-second.onnx", (40, 88)),
+                                         ("digits.onnx", (28, 28))])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_runtime_gives_what_opencv_dnn_gives(model, crop, threads):
+    """onnxruntime runs the shipped networks (nets.py); OpenCV's dnn module, which ran them before and
+    which the training scripts check the export with, is the reference: the same scores to 1e-4."""
     from importlib import resources
 
     import cv2
     import numpy as np
 
-    data = resources.files("kkvision.models").joinpath("labels.onnx").read_bytes()
-    net = cv2.dnn.readNetFromONNX(np.frombuffer(data, np.uint8))
-    net.setInput(np.zeros((2, 1, 40, 88), np.float32))
-    assert net.forward().shape == (2, 15, 1, 22)
+    from kkvision.vision import nets
+
+    rng = np.random.default_rng(5)
+    crops = [rng.random(crop, dtype=np.float32) * rng.uniform(0.2, 1.0) for _ in range(nets.BATCH + 1)]  # two runs
+    old = cv2.getNumThreads()
+    cv2.setNumThreads(threads)
+    try:
+        got = nets.scores(model, crops)
+    finally:
+        cv2.setNumThreads(old)
+    net = cv2.dnn.readNetFromONNX(np.frombuffer(resources.files("kkvision.models").joinpath(model).read_bytes(),
+                                                np.uint8))
+    net.setInput(np.stack(crops)[:, None])
+    want = net.forward()
+    assert got.shape == want.shape
+    assert np.abs(got - want).max() < 1e-4
