@@ -334,9 +334,9 @@ def main() -> None:
     torch.onnx.export(model, torch.zeros(1, 1, SIDE, SIDE), str(args.out), input_names=["crop"],
                       output_names=["scores"], dynamic_axes={"crop": {0: "n"}, "scores": {0: "n"}},
                       opset_version=13, dynamo=False)
-    import onnxruntime as ort
+    from kkvision.vision.nets import runtime as onnxruntime  # with its telemetry off
 
-    runtime = ort.InferenceSession(str(args.out), providers=["CPUExecutionProvider"])  # kkvision's runtime
+    runtime = onnxruntime().InferenceSession(str(args.out), providers=["CPUExecutionProvider"])  # kkvision's runtime
     probe = torch.rand(4, 1, SIDE, SIDE)
     with torch.no_grad():
         if not np.allclose(runtime.run(None, {"crop": probe.numpy()})[0], model(probe).numpy(), atol=1e-3):

@@ -642,9 +642,9 @@ def export(model, path: Path) -> None:  # type: ignore[no-untyped-def]
     dummy = torch.zeros(1, 1, CROP_H, CROP_W)
     torch.onnx.export(model, dummy, str(path), input_names=["crop"], output_names=["scores"],
                       dynamic_axes={"crop": {0: "n"}, "scores": {0: "n"}}, opset_version=13, dynamo=False)
-    import onnxruntime as ort
+    from kkvision.vision.nets import runtime as onnxruntime  # with its telemetry off
 
-    runtime = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])  # kkvision's runtime (nets.py)
+    runtime = onnxruntime().InferenceSession(str(path), providers=["CPUExecutionProvider"])  # kkvision's runtime (nets.py)
     probe = torch.rand(3, 1, CROP_H, CROP_W)
     with torch.no_grad():
         want = model(probe).numpy()

@@ -75,3 +75,18 @@ def test_the_runtime_gives_what_opencv_dnn_gives(model, crop, threads):
     want = net.forward()
     assert got.shape == want.shape
     assert np.abs(got - want).max() < 1e-4
+
+
+def test_running_a_network_leaves_no_file_and_sends_nothing(tmp_path):
+    """onnxruntime's import starts Microsoft's telemetry unless ORT_DISABLE_TELEMETRY is set, and it leaves a
+    session file (.ses) in the temporary folder; nets.runtime() turns it off before the import."""
+    import os
+    import subprocess
+
+    code = ("import numpy as np; from kkvision.vision import nets;"
+            " print(nets.scores('digits.onnx', [np.zeros((28, 28), np.float32)]).shape)")
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    env.pop("ORT_DISABLE_TELEMETRY", None)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.strip() == "(1, 11)", out.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -20,6 +20,7 @@ trained or compared); kkvision itself never calls it.
 
 from __future__ import annotations
 
+import os
 import threading
 from functools import lru_cache
 from importlib import resources
@@ -54,12 +55,21 @@ def use_model(model: str, path: str | Path | None) -> None:
         _session.cache_clear()
 
 
-@lru_cache(maxsize=32)  # three models, each on a few thread counts
-def _session(model: str, threads: int) -> Any:
+def runtime() -> Any:
+    """The onnxruntime module, imported with its telemetry off: without ORT_DISABLE_TELEMETRY its import
+    starts Microsoft's 1DS telemetry, which leaves a session file (.ses) in the temporary folder of every
+    process that imports it; kkvision sends nothing anywhere and leaves no file behind."""
+    os.environ["ORT_DISABLE_TELEMETRY"] = "1"  # read when the module is first imported
     try:
-        import onnxruntime as ort
+        import onnxruntime
     except ImportError:
         raise MissingDependency("onnxruntime is missing; reinstall kkvision (./scripts/setup.sh)") from None
+    return onnxruntime
+
+
+@lru_cache(maxsize=32)  # three models, each on a few thread counts
+def _session(model: str, threads: int) -> Any:
+    ort = runtime()
     try:
         data = (_FILES[model].read_bytes() if model in _FILES
                 else resources.files("kkvision.models").joinpath(model).read_bytes())
