@@ -191,16 +191,14 @@ def versions() -> str:
 
     import cv2
 
-    def of(package: str) -> str:
-        try:
-            return version(package)
-        except PackageNotFoundError:
-            return "missing"
-
+    try:
+        ortools_version = version("ortools")
+    except PackageNotFoundError:
+        ortools_version = "missing"
     from .vision import ocr
 
-    return (f"kkvision {__version__} (OpenCV {cv2.__version__}, onnxruntime {of('onnxruntime')},"
-            f" OR-Tools {of('ortools')}, tesseract {ocr.version() or 'not installed'})")
+    return (f"kkvision {__version__} (OpenCV {cv2.__version__}, OR-Tools {ortools_version},"
+            f" tesseract {ocr.version() or 'not installed'})")
 
 
 def _options(args: argparse.Namespace) -> Options:

@@ -13,7 +13,7 @@ them into the few most probable texts with their probabilities.  The text
 alphabet is ALPHABET: digits and the four operators, with × x * read as '*'
 and ÷ / as '/'.  An empty text means no label in the cell.
 
-The network runs with onnxruntime (nets.py): no training framework at run time.
+The network runs with OpenCV's dnn module: no training framework at run time.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ class LabelReader(Protocol):
 
 
 class NetworkReader:
-    """The shipped label network, run by onnxruntime (nets.py; `second`: the
+    """The shipped label network, run by OpenCV's dnn module (`second`: the
     second label model, asked when the first one's reading is refused)."""
 
     name = "model"
