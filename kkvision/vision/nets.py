@@ -12,11 +12,11 @@ label network onnxruntime's forward passes of a 9x9 book photo take 53 ms
 rather than 89 on one core (37 rather than 47 on two), with the same scores
 to ~1e-5; but a new process pays ~50 ms for its import, its session and its
 teardown, so `kkvision solve` of the 6x6 photo took ~25 ms longer (0.54 s
-against 0.51, 8 alternating runs), the web server's p50 was 19 ms shorter
-(272 ms against 291 back to back, with this round's faster tracer in too), its
-processes 59 MB bigger, and its
-import starts Microsoft's telemetry unless ORT_DISABLE_TELEMETRY is set
-(leaving a .ses file in the temporary folder): not worth a 36 MB dependency.
+against 0.51, 8 alternating runs); the web server's p50 was 19 ms shorter
+(272 ms against 291 back to back, with a faster tracer in too) and its
+processes 59 MB bigger; and its import starts Microsoft's telemetry unless
+ORT_DISABLE_TELEMETRY is set (it leaves a .ses file in the temporary
+folder).  Not worth a 36 MB dependency.
 """
 
 from __future__ import annotations
