@@ -35,6 +35,19 @@ ANSWER_CONTRAST = 70  # grey levels the drawn digits stay darker than the paper 
                       # on a dim photo's paper (grey ~100) is hard to tell from it, for the user and for `check`
                       # reading the answer picture back; there the digits are drawn a darker blue
 DARKEST = 0.35  # ... but never darker than this share of SOLUTION (still blue, not black print)
+# An answer drawn over a player's pencil marks (an app's candidates, as dark as print, under and around where
+# the answer goes) is hard to tell from them, for the user and for `check` reading the picture back: there the
+# marks reaching into the answer's place (from HALO cells above the digit's top down to the cell's foot, across
+# the cell inside its lines) are laid over with the cell's paper first, as an app clears its notes when an
+# answer is entered (render._paper_under says what is a mark).
+HALO = 0.05
+PLACE = 128  # the place's level in the drawing's mask of places (255: where a note must reach, below)
+CLEAR, CLEAR_FOOT = 0.04, 0.015  # the place stops this much of the cell from its side lines and its foot
+NOTES_INK = 60  # grey levels below the cell's paper
+NOTE_TOP = 0.25  # a mark starting higher in the cell is a label (labels start at ~0.1), never laid over
+NOTE_SIZE = (0.08, 0.6)  # a mark's height, in cells: the smallest notes are ~0.1, a line spans the cell
+NOTES_IN = (0.1, 0.9)  # a note's middle lies inside this share of the cell, across and down: the cell's lines
+                       # lie outside it (a thick line in a noisy photo breaks into small pieces along them)
 WRONG = (220, 20, 20, 255)
 BLANK = (235, 140, 0, 255)  # `check`: a cell left empty
 NOT_JUDGED = (160, 0, 170, 255)  # `check`: a written cell not read surely enough to judge: a dashed box and '?'
@@ -84,11 +97,17 @@ def _font_file() -> str | None:
     return None
 
 
-def _layer(drawing: Drawing) -> np.ndarray:
+def _layer(drawing: Drawing) -> tuple[np.ndarray, np.ndarray]:
+    """The drawing's marks (RGBA) in the straightened square, and each answer digit's place (PLACE: from
+    HALO above the digit's top to the cell's foot, inside its lines; 255 in its lower middle, where a note
+    must reach for any to be laid over), where pencil marks are laid over."""
     geom, grid, wrong, blank = drawing.geometry, drawing.grid, drawing.wrong, drawing.blank
     n = geom.size
     layer = Image.new("RGBA", (SIDE, SIDE), (0, 0, 0, 0))
     d = ImageDraw.Draw(layer)
+    clear = Image.new("L", (SIDE, SIDE), 0)
+    places = ImageDraw.Draw(clear)
+    ring = max(1, round(HALO * SIDE / n))
     font = _font(int(0.5 * SIDE / n))
     for r in range(n):
         for c in range(n):
@@ -107,8 +126,14 @@ def _layer(drawing: Drawing) -> np.ndarray:
             if grid[r][c] and (r, c) not in wrong:  # 0: a cell left empty (hints show only some cells)
                 d.text((cx, cy), str(grid[r][c]), font=font, fill=SOLUTION_ON_DARK if geom.light_on_dark else SOLUTION,
                        anchor="mm")
+                top = d.textbbox((cx, cy), str(grid[r][c]), font=font, anchor="mm")[1] - ring
+                places.rectangle([x0 + CLEAR * (x1 - x0), top, x1 - CLEAR * (x1 - x0), y1 - CLEAR_FOOT * (y1 - y0)],
+                                 fill=PLACE)
+                # where a note must be for any to be laid over: below the place's middle, away from the lines
+                places.rectangle([x0 + NOTES_IN[0] * (x1 - x0), (top + y1) / 2, x0 + NOTES_IN[1] * (x1 - x0),
+                                  y0 + NOTES_IN[1] * (y1 - y0)], fill=255)
     _labels(d, geom, drawing.labels)
-    return np.asarray(layer)
+    return np.asarray(layer), np.asarray(clear)
 
 
 def _not_judged(d: ImageDraw.ImageDraw, box: tuple[float, float, float, float], font: ImageFont.FreeTypeFont
@@ -173,7 +198,7 @@ def _draw_one(out: np.ndarray, drawing: Drawing) -> None:
     """The drawing's layer warped into the picture, cell by cell, in place."""
     h, w = out.shape[:2]
     geom = drawing.geometry
-    layer = _layer(drawing)
+    layer, clear = _layer(drawing)
     n = geom.size
     cells = [(r, c) for r in range(n) for c in range(n)]
     bounds = []  # each cell's box in whole layer pixels
@@ -203,22 +228,65 @@ def _draw_one(out: np.ndarray, drawing: Drawing) -> None:
         alpha = inked[:, 3].astype(np.float32)[:, None] / 255.0
         roi = out[y0:y1, x0:x1]
         if not geom.light_on_dark:
-            inked = _contrasted(inked, roi)
+            grey = _grey(roi)
+            paper = percentile(grey, 75)  # np.percentile's number, quicker
+            place = clear[max(0, iy0):iy1, max(0, ix0):ix1]
+            if place.any() and _paper_under(roi, cv2.warpPerspective(place, H, (x1 - x0, y1 - y0)), grey, paper,
+                                            (float(dst[:, 0].min() - x0), float(dst[:, 1].min() - y0),
+                                             float(np.ptp(dst[:, 0])), float(np.ptp(dst[:, 1])))):
+                paper = percentile(_grey(roi), 75)  # the notes laid over: the paper as it now is
+            inked = _contrasted(inked, paper)
         roi[ys, xs] = (roi[ys, xs] * (1 - alpha) + inked[:, 2::-1] * alpha).astype(np.uint8)  # RGBA -> BGR
 
 
-def _contrasted(inked: np.ndarray, roi: np.ndarray) -> np.ndarray:
+def _grey(bgr: np.ndarray) -> np.ndarray:
+    """Grey levels (float32) of BGR pixels, as the answer's contrast is measured."""
+    f = bgr.astype(np.float32)
+    return 0.299 * f[..., 2] + 0.587 * f[..., 1] + 0.114 * f[..., 0]
+
+
+def _paper_under(roi: np.ndarray, place: np.ndarray, grey: np.ndarray, paper: float,
+                 cell: tuple[float, float, float, float]) -> bool:
+    """The pencil marks that reach into `place`, where the cell's answer digit goes, laid over with the
+    cell's paper (`roi`, in place) before the digit is drawn, whole (no piece of one left to be read as a
+    label's foot), when one of them reaches below the place's middle (where no label does); whether any
+    was.  A mark is a note when it is ink NOTES_INK darker than the `paper`, its middle inside NOTES_IN of
+    the cell (a photo's thick lines lie outside), starting below NOTE_TOP (a label starts higher),
+    NOTE_SIZE of the cell high (a digit's size: not a speck of noise, a shadow, nor a line).
+    place: 0..255 in roi's pixels; grey: roi's grey levels; cell: its left, top, width, height there."""
+    ink = grey < paper - NOTES_INK
+    if not (ink & (place > (PLACE + 255) // 2)).any():  # no ink where a note must reach: most cells
+        return False
+    inside = (place > 0) & ink
+    left, top, width, height = cell
+    count, marks, stats, centres = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+    rows = np.nonzero(place.any(axis=1))[0]
+    middle = (rows[0] + rows[-1]) / 2
+    notes, below = [], False
+    for k in set(np.unique(marks[inside]).tolist()) - {0}:
+        x, y, w, h, _ = stats[k]
+        cu, cv_ = (centres[k, 0] + 0.5 - left) / width, (centres[k, 1] + 0.5 - top) / height
+        if (NOTES_IN[0] <= cu <= NOTES_IN[1] and cv_ <= NOTES_IN[1] and y >= top + NOTE_TOP * height
+                and NOTE_SIZE[0] * height <= h <= NOTE_SIZE[1] * height and w <= NOTE_SIZE[1] * width):
+            notes.append(k)
+            below = below or y + h > middle
+    if not below:
+        return False
+    laid = cv2.dilate(np.isin(marks, notes).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0  # and their fringes
+    roi[laid] = [round(percentile(roi[..., k].astype(np.float32), 75)) for k in range(3)]
+    return True
+
+
+def _contrasted(inked: np.ndarray, paper: float) -> np.ndarray:
     """The answer digits' pixels (SOLUTION's colour) of a cell's ink darkened, keeping
-    their hue, to stand ANSWER_CONTRAST grey levels below the paper of the cell's box
-    `roi` in the picture (its brighter quarter); the other marks as they are."""
-    grey = lambda rgb: 0.299 * rgb[..., 0] + 0.587 * rgb[..., 1] + 0.114 * rgb[..., 2]  # noqa: E731
-    paper = percentile(grey(roi[..., ::-1].astype(np.float32)), 75)  # np.percentile's number, quicker
-    own = grey(np.asarray(SOLUTION[:3], np.float32))
+    their hue, to stand ANSWER_CONTRAST grey levels below the `paper` of the cell's box
+    in the picture (its brighter quarter); the other marks as they are."""
+    own = _grey(np.asarray(SOLUTION[2::-1], np.uint8))  # a float32, as the paper's grey levels
     if paper - own >= ANSWER_CONTRAST:
         return inked
     digits = (inked[:, :3] == SOLUTION[:3]).all(axis=1)
     out = inked.copy()
-    scale = max(DARKEST, (paper - ANSWER_CONTRAST) / own)
+    scale = max(DARKEST, float((paper - ANSWER_CONTRAST) / own))
     out[digits, :3] = (inked[digits, :3].astype(np.float32) * scale).astype(np.uint8)
     return out
 

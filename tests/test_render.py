@@ -5,6 +5,7 @@ import random
 from pathlib import Path
 
 import cv2
+import pytest
 import numpy as np
 
 from devtools.generate import random_puzzle
@@ -65,3 +66,72 @@ def test_answers_stand_out_from_dim_paper_and_stay_blue():
             assert np.percentile(core, 50) <= paper - ANSWER_CONTRAST + 3
         else:
             assert abs(np.percentile(core, 10) - (0.299 * SOLUTION[0] + 0.587 * SOLUTION[1] + 0.114 * SOLUTION[2])) < 4
+
+
+def _with_notes(picture: np.ndarray, geometry, cells) -> tuple[np.ndarray, np.ndarray]:
+    """The picture with an app's pencil marks (dark red 1 2 3 / 4 5 6, a fifth of the cell high, under
+    where a label ends and down to the cell's foot) in `cells`, and the mask of their ink."""
+    out = picture.copy()
+    for r, c in cells:
+        x0, y0, x1, y1 = geometry.cell_box(r, c)
+        (px0, py0), (px1, py1) = geometry.to_image(np.array([[x0, y0], [x1, y1]], np.float64))
+        w, h = px1 - px0, py1 - py0
+        for i, mark in enumerate("123456"):
+            at = (int(px0 + (0.15 + 0.27 * (i % 3)) * w), int(py0 + (0.58 + 0.36 * (i // 3)) * h))
+            cv2.putText(out, mark, at, cv2.FONT_HERSHEY_SIMPLEX, h / 130, (0, 0, 128), max(1, int(h / 40)))
+    return out, np.any(out != picture, axis=2)
+
+
+def test_an_answer_drawn_over_pencil_marks_clears_them_and_nothing_else():
+    """An answer drawn into a cell with a player's notes lays the cell's paper over the notes that reach
+    into the answer's place first (as an app clears them when an answer is entered): the answer is read
+    back surely; the labels, the lines and every other cell are drawn as before."""
+    from kkvision.answers import read_written
+
+    picture, reading = _solved(4, 7)
+    geom = reading.geometry
+    starts = {lb.used.anchor for lb in reading.labels}
+    cells = [next(rc for rc in ((r, c) for r in range(4) for c in range(4)) if rc in starts),
+             next(rc for rc in ((r, c) for r in range(4) for c in range(4)) if rc not in starts)]
+    noted, ink = _with_notes(picture, geom, cells)
+    out = draw(noted, [Drawing(geom, reading.grid, reading.labels)])
+    plain = draw(picture, [Drawing(geom, reading.grid, reading.labels)])
+    b, g, r = (out[..., i].astype(int) for i in range(3))
+    red = (r > b + 40) & (r > g + 40)
+    assert ink.sum() > 300 and (red & ink).sum() < 0.05 * ink.sum()  # the notes are gone
+    assert np.array_equal(out[~cv2.dilate(ink.astype(np.uint8), np.ones((9, 9), np.uint8)).astype(bool)],
+                          plain[~cv2.dilate(ink.astype(np.uint8), np.ones((9, 9), np.uint8)).astype(bool)])
+    written = read_written(out, geom, reading.grid)
+    assert [written.answers[rr][cc] for rr, cc in cells] == [reading.grid[rr][cc] for rr, cc in cells]
+    assert not set(cells) & set(written.unsure)
+
+
+def _no_paper(monkeypatch, picture, drawings):
+    import kkvision.render as rendering
+
+    with monkeypatch.context() as m:
+        m.setattr(rendering, "_paper_under", lambda *args: None)
+        return draw(picture, drawings)
+
+
+def test_no_paper_is_laid_where_a_photo_has_no_notes(monkeypatch, samples):
+    """A photo's noise, shadows and thick lines are no pencil marks: nothing is laid over them."""
+    from kkvision.api import solve_image
+
+    result = solve_image(samples / "photo-6x6.jpg")
+    picture = cv2.imread(str(samples / "photo-6x6.jpg"))
+    drawings = [Drawing(result.geometry, result.solution, result.labels)]
+    assert np.array_equal(draw(picture, drawings), _no_paper(monkeypatch, picture, drawings))
+
+
+@pytest.mark.needs_shared
+@pytest.mark.parametrize("name", ["IMG_0660.JPG", "IMG_0708.JPG"])
+def test_no_paper_is_laid_on_dark_noisy_book_photos(monkeypatch, name):
+    """Two book photos where a first rule took noise along thick lines, and a shadow's edge, for notes."""
+    from kkvision.api import solve_image
+
+    path = Path(__file__).resolve().parents[2] / "shared" / "real-dev" / "dlowe" / name
+    result = solve_image(path)
+    picture = cv2.imread(str(path))
+    drawings = [Drawing(result.geometry, result.solution, result.labels)]
+    assert np.array_equal(draw(picture, drawings), _no_paper(monkeypatch, picture, drawings))
