@@ -5,8 +5,8 @@ import random
 from pathlib import Path
 
 import cv2
-import pytest
 import numpy as np
+import pytest
 
 from devtools.generate import random_puzzle
 from devtools.synth import TRAIN_FONTS, available, render
