@@ -37,10 +37,10 @@ ANSWER_CONTRAST = 70  # grey levels the drawn digits stay darker than the paper 
 DARKEST = 0.35  # ... but never darker than this share of SOLUTION (still blue, not black print)
 # An answer drawn over a player's pencil marks (an app's candidates, as dark as print, under and around where
 # the answer goes) is hard to tell from them, for the user and for `check` reading the picture back: there the
-# marks reaching into the answer's place (from HALO cells above the digit's top down to the cell's foot, across
+# marks reaching into the answer's place (from ABOVE cells above the digit's top down to the cell's foot, across
 # the cell inside its lines) are laid over with the cell's paper first, as an app clears its notes when an
 # answer is entered (render._paper_under says what is a mark).
-HALO = 0.05
+ABOVE = 0.05
 PLACE = 128  # the place's level in the drawing's mask of places (255: where a note must reach, below)
 CLEAR, CLEAR_FOOT = 0.04, 0.015  # the place stops this much of the cell from its side lines and its foot
 NOTES_INK = 60  # grey levels below the cell's paper
@@ -99,7 +99,7 @@ def _font_file() -> str | None:
 
 def _layer(drawing: Drawing) -> tuple[np.ndarray, np.ndarray]:
     """The drawing's marks (RGBA) in the straightened square, and each answer digit's place (PLACE: from
-    HALO above the digit's top to the cell's foot, inside its lines; 255 in its lower middle, where a note
+    ABOVE the digit's top to the cell's foot, inside its lines; 255 in its lower middle, where a note
     must reach for any to be laid over), where pencil marks are laid over."""
     geom, grid, wrong, blank = drawing.geometry, drawing.grid, drawing.wrong, drawing.blank
     n = geom.size
@@ -107,7 +107,7 @@ def _layer(drawing: Drawing) -> tuple[np.ndarray, np.ndarray]:
     d = ImageDraw.Draw(layer)
     clear = Image.new("L", (SIDE, SIDE), 0)
     places = ImageDraw.Draw(clear)
-    ring = max(1, round(HALO * SIDE / n))
+    above = max(1, round(ABOVE * SIDE / n))
     font = _font(int(0.5 * SIDE / n))
     for r in range(n):
         for c in range(n):
@@ -126,7 +126,7 @@ def _layer(drawing: Drawing) -> tuple[np.ndarray, np.ndarray]:
             if grid[r][c] and (r, c) not in wrong:  # 0: a cell left empty (hints show only some cells)
                 d.text((cx, cy), str(grid[r][c]), font=font, fill=SOLUTION_ON_DARK if geom.light_on_dark else SOLUTION,
                        anchor="mm")
-                top = d.textbbox((cx, cy), str(grid[r][c]), font=font, anchor="mm")[1] - ring
+                top = d.textbbox((cx, cy), str(grid[r][c]), font=font, anchor="mm")[1] - above
                 places.rectangle([x0 + CLEAR * (x1 - x0), top, x1 - CLEAR * (x1 - x0), y1 - CLEAR_FOOT * (y1 - y0)],
                                  fill=PLACE)
                 # where a note must be for any to be laid over: below the place's middle, away from the lines

@@ -52,16 +52,9 @@ def darkness(square: np.ndarray, n: int) -> np.ndarray:
     return np.clip((1.0 - norm) / max(1e-3, 1.0 - ink), 0.0, 1.0)
 
 
-def _run_width(band: np.ndarray, cell: float, solid: bool = False) -> float:
-    """band: (along, across) darkness around a line.  Median over `along` of the
-    darkness summed over the run through the line of pixels darker than half
-    the line's own darkest (a faint line scores little, a thick one its width)."""
-    runs = _runs(band, cell)
-    return _width_of(runs, solid)
-
-
 def _width_of(runs: np.ndarray | None, solid: bool = False) -> float:
-    """_run_width from the runs along the line (_runs); with `solid`, the share of the edge that is line."""
+    """A line's width from its runs along it (_runs): their ALONG_SHARE percentile (a faint line scores
+    little, a thick one its width); with `solid`, the share of the edge where the line is there at all."""
     if runs is None:
         return 0.0
     if solid:  # the share of the edge where the line is there at all
@@ -88,8 +81,9 @@ def percentile(values: np.ndarray, q: float) -> float:
 
 
 def _runs(band: np.ndarray, cell: float) -> np.ndarray | None:
-    """The darkness summed over the run through the line at each point along it (_run_width's),
-    None when the band is too small to hold a line."""
+    """band: (along, across) darkness around a line.  At each point along it, the darkness summed over
+    the run through the line of pixels darker than half the line's own darkest; None when the band is too
+    small to hold a line."""
     length, width = band.shape
     if length == 0 or width < 3:
         return None
@@ -145,7 +139,7 @@ def _inset_pair(band: np.ndarray, cell: float) -> float:
 
 
 def _edge_ink(dark: np.ndarray, g: GridGeometry, r: int, c: int, vertical: bool) -> tuple[float, float]:
-    """The edge's ink (see _run_width), with an inset outline pair's (_inset_pair),
+    """The edge's ink (its line's width, _width_of), with an inset outline pair's (_inset_pair),
     and the share of the edge that is unbroken line (both from one measure of its runs)."""
     if vertical:  # between (r,c) and (r,c+1): line x = xs[c+1]
         x, h, w = g.xs[c + 1], g.ys[r + 1] - g.ys[r], g.xs[c + 1] - g.xs[c]
@@ -161,7 +155,7 @@ def _edge_ink(dark: np.ndarray, g: GridGeometry, r: int, c: int, vertical: bool)
         yi = int(round(y))
         band = dark[max(0, yi - wide): yi + wide + 1, x0:x1].T
         cell = h
-    if band.shape[1] != 2 * wide + 1:  # at the square's edge: the band as _run_width had it
+    if band.shape[1] != 2 * wide + 1:  # at the square's edge: the band cut round its middle
         runs = _runs(band[:, max(0, band.shape[1] // 2 - half):band.shape[1] // 2 + half + 1], cell)
         return _width_of(runs), _width_of(runs, solid=True)
     runs = _runs(band[:, wide - half:wide + half + 1], cell)

@@ -112,10 +112,11 @@ def _read_grids(image: np.ndarray, grids: list[tuple[GridGeometry, np.ndarray]],
         try:
             out.append((k, read_grid(image, geom, square, f"{name} #{k}" if count > 1 else name, one, trace)))
         except KkvisionError as exc:
-            if only is None and (is_sudoku(trace) or count > 1 and not looks_like_kenken(trace)):
+            kenken = looks_like_kenken(trace)
+            if only is None and (is_sudoku(trace) or count > 1 and not kenken):
                 log.info("%s #%d: not a KenKen (a sudoku's boxes, or no cage labels: a keypad), left out", name, k)
                 continue
-            bare += not looks_like_kenken(trace)
+            bare += not kenken
             out.append((k, Refusal(exc, geom, as_read(trace))))
     return out, bool(out) and bare == len(out)
 
