@@ -311,26 +311,43 @@ def map_points(M: np.ndarray, corners: list[Corners]) -> list[Corners]:
     return out
 
 
-def halftone(a: np.ndarray, rng: random.Random, colour: bool) -> np.ndarray:
-    """Printed with a dot screen: mid-tones become dots (one screen for grey, one per ink at its own angle)."""
+# Print's dot screens, by the ruling of the press: cheap newsprint 65 lines per inch, papers 85-100,
+# books and magazines 120-150.  At a scan's 150-200 pixels per inch that is a dot every 1-3 pixels.
+SCREEN_LPI = (65.0, 150.0)
+SOLID = 0.8  # ink covering more of a pixel than this is type or a rule in black ink: printed solid, not screened
+SUPERSAMPLE_PERIOD = 4.0  # the screen is drawn with at least this many (finer) pixels per dot, then averaged down
+STRIP = 128  # rows drawn at a time at the finer resolution (bounds the memory of a big page)
+
+
+def halftone(a: np.ndarray, rng: random.Random, colour: bool, ppi: float) -> np.ndarray:
+    """Printed with a dot screen at the page's scale (`ppi`: the picture's pixels per inch of paper):
+    mid-tones become dots (one screen for grey, one per ink at its own angle), type and rules in
+    solid ink stay solid.  A screen finer than the pixels is drawn finer and averaged down: a tone
+    with the moire a scan of a fine screen shows."""
+    period = ppi / rng.uniform(*SCREEN_LPI)
+    s = max(1, math.ceil(SUPERSAMPLE_PERIOD / period))
     h, w = a.shape[:2]
-    period = rng.uniform(3.5, 7.0)
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-
-    def screen(angle: float) -> np.ndarray:
-        t = math.radians(angle)
-        u = (xx * math.cos(t) + yy * math.sin(t)) * (2 * math.pi / period)
-        v = (-xx * math.sin(t) + yy * math.cos(t)) * (2 * math.pi / period)
-        return (np.cos(u) + np.cos(v)) / 4 + 0.5
-
-    if not colour:
-        cover = 1 - a.astype(np.float32).mean(axis=2) / 255
-        ink = (cover > screen(45))[..., None]
-        return np.where(ink, np.minimum(a, 40), 255).astype(np.uint8)
+    angles = (15.0, 75.0, 45.0) if colour else (45.0,)
     out = np.empty_like(a)
-    for ch, angle in zip(range(3), (15, 75, 45)):
-        cover = 1 - a[..., ch].astype(np.float32) / 255
-        out[..., ch] = np.where(cover > screen(angle), np.minimum(a[..., ch], 40), 255)
+    for y0 in range(0, h, STRIP):
+        part = a[y0:y0 + STRIP]
+        ph = part.shape[0]
+        fine = cv2.resize(part, (w * s, ph * s), interpolation=cv2.INTER_LINEAR) if s > 1 else part
+        yy, xx = np.mgrid[0:ph * s, 0:w * s].astype(np.float32)
+        yy += y0 * s
+        k = 2 * math.pi / (period * s)
+        inks = [fine[..., ch] for ch in range(3)] if colour else [fine.mean(axis=2)]
+        printed = []
+        for ink, angle in zip(inks, angles):
+            t = math.radians(angle)
+            u = (xx * math.cos(t) + yy * math.sin(t)) * k
+            v = (-xx * math.sin(t) + yy * math.cos(t)) * k
+            cover = 1 - ink.astype(np.float32) / 255
+            dots = (cover > (np.cos(u) + np.cos(v)) / 4 + 0.5) | (cover > SOLID)
+            printed.append(np.where(dots, np.minimum(ink, 40), 255).astype(np.float32))
+        fine_out = np.stack(printed * (1 if colour else 3), axis=2)
+        out[y0:y0 + ph] = np.clip(cv2.resize(fine_out, (w, ph), interpolation=cv2.INTER_AREA) if s > 1
+                                  else fine_out, 0, 255).astype(np.uint8)
     return out
 
 

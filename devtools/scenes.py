@@ -593,6 +593,7 @@ def _web(rng: random.Random, theme: Theme, heldout: bool, k: Knobs, fill_mode: s
 # ---------------------------------------------------------------- print
 
 FRAMES = ("open", "ruled", "tight", "rule", "text")
+PAGE_INCHES = 8.4  # a print page's width on paper (A4 8.27, letter 8.5): its pixels per inch set the dot screen's
 
 
 def _print_page(rng: random.Random, theme: Theme, heldout: bool, k: Knobs, fill_mode: str | None = None
@@ -694,7 +695,7 @@ def _printed(draft: Draft, rng: random.Random, theme: Theme) -> Draft:
     """The page printed (tint, halftone, show-through) and scanned (askew, blur, noise) as a JPEG."""
     a = draft.picture
     if rng.random() < (0.7 if theme.name in ("newspaper", "vintage-newsprint") else 0.3):
-        a = parts.halftone(a, rng, colour=theme.name == "magazine")
+        a = parts.halftone(a, rng, colour=theme.name == "magazine", ppi=a.shape[1] / PAGE_INCHES)
         draft.notes.append("halftone")
     a = parts.paper(a, rng, parts.jitter(theme.bg, rng, 6), rng.uniform(2, 8))
     if rng.random() < 0.3:

@@ -80,6 +80,24 @@ def test_the_label_model_never_trains_on_the_held_out_themes_fonts():
     assert [p for p in train if group_of(design(p)) != "train"] == []
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_print_screens_tints_into_dots_at_the_page_scale_and_leaves_solid_type_solid(seed):
+    import random
+
+    page = np.full((120, 160, 3), 255, np.uint8)
+    page[:, :80] = 128  # a mid-grey tint
+    page[40:60, 100:140] = 20  # type in black ink
+    spread = {}
+    for ppi in (150.0, 400.0):  # a scan of a page; a close photo of it
+        out = scene_parts.halftone(page, random.Random(seed), colour=False, ppi=ppi).astype(np.float32)
+        tint, solid = out[10:110, 10:70, 0], out[42:58, 102:138, 0]
+        assert abs(tint.mean() - 128) < 30  # the tone kept on average
+        assert solid.max() <= 60  # type is not screened: no paper shows through it
+        spread[ppi] = tint.std()
+    # the same screen (same seed: same ruling) is dots up close, nearer a flat tone in the coarser scan
+    assert spread[400.0] > 75 and spread[150.0] < 0.8 * spread[400.0]
+
+
 def test_the_grid_is_where_the_truth_says():
     """The frame's ink is on the truth's box edges (a flat screenshot: no warp to blur it)."""
     sc = scene("app", 3, theme="classic-light", device="phone", ads=False)
