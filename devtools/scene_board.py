@@ -221,22 +221,25 @@ def draw_board(img: Image.Image, x0: float, y0: float, puzzle: Puzzle, st: Board
 
 def _outlines(d: ImageDraw.ImageDraw, puzzle: Puzzle, st: BoardStyle, x0: float, y0: float) -> None:
     """Each cage as an outline inset in its cells (solid or dashed), as killer-sudoku-like apps draw them."""
-    n, s = puzzle.size, st.cell
-    scale = 4 if s < 40 else 2  # the mask's pixels per picture pixel / this, for smooth contours
-    step = s / scale
+    s = st.cell
+    scale = 4 if s < 40 else 2  # the mask's pixels per picture pixel, for smooth contours
+    step = s * scale
     inset = max(2.0, 0.08 * s)
     width = max(1, int(st.thick * 0.5))
     for k, cage in enumerate(puzzle.cages):
-        side = int(np.ceil(n * step)) + 4
-        mask: np.ndarray = np.zeros((side, side), np.uint8)
+        r0, c0 = min(r for r, _ in cage.cells), min(c for _, c in cage.cells)  # the mask covers the cage's box
+        rows, cols = max(r for r, _ in cage.cells) - r0 + 1, max(c for _, c in cage.cells) - c0 + 1
+        mask: np.ndarray = np.zeros((int(np.ceil(rows * step)) + 4, int(np.ceil(cols * step)) + 4), np.uint8)
         for r, c in cage.cells:
+            r, c = r - r0, c - c0
             mask[int(r * step) + 2:int((r + 1) * step) + 2, int(c * step) + 2:int((c + 1) * step) + 2] = 255
-        e = max(1, int(round(inset / scale)))
+        e = max(1, int(round(inset * scale)))
         mask = cv2.erode(mask, np.ones((2 * e + 1, 2 * e + 1), np.uint8))
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         colour = st.cage_colours[k % len(st.cage_colours)] if st.cage_colours else st.line
-        for cnt in contours:
-            pts = [(x0 + (float(px) - 2) * scale, y0 + (float(py) - 2) * scale) for px, py in cnt[:, 0, :]]
+        bx, by = x0 + c0 * s, y0 + r0 * s
+        for cnt in contours:  # a contour runs through the mask's edge pixels: their middles, half a pixel in
+            pts = [(bx + (float(px) - 1.5) / scale, by + (float(py) - 1.5) / scale) for px, py in cnt[:, 0, :]]
             if st.border == "dashed":
                 dashed(d, pts, colour, width, max(3.0, s / 12), closed=True)
             else:
