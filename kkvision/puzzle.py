@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import reduce
 from itertools import permutations
@@ -250,23 +251,33 @@ def prime_exponents(t: int, n: int) -> dict[int, int] | None:
     return out if t == 1 else None
 
 
-def target_possible(cage: Cage, n: int) -> bool:
-    """Cheap bound check: can any digits 1..n in this many cells reach the target?"""
+def target_possible(cage: Cage, n: int, latin: bool = False) -> bool:
+    """Cheap bound check: can any digits 1..n in these cells reach the target?  With `latin`,
+    a digit is counted at most once per row and column the cage spans, as a solution holds
+    it: a big cage's smallest sum and product are then far above the least digits' (a 6x6
+    block of a 9x9 sums to at least 6 x 21).  A puzzle is checked without (a cage that no
+    solution can meet is the solver's to report: unsolvable); a label's readings with it."""
     k, t = len(cage.cells), cage.target
     if cage.op == "=":
         return 1 <= t <= n
-    if cage.op == "+":
-        return k <= t <= k * n
     if cage.op == "-":
         return 1 <= t <= n - 1
     if cage.op == "/":
         return 2 <= t <= n
+    # times a digit can be in the cage
+    repeats = min(len({r for r, _ in cage.cells}), len({c for _, c in cage.cells})) if latin else k
+    if k > repeats * n:
+        return False
+    least = [d for d in range(1, n + 1) for _ in range(repeats)][:k]
+    most = [d for d in range(n, 0, -1) for _ in range(repeats)][:k]
+    if cage.op == "+":
+        return sum(least) <= t <= sum(most)
     if cage.op == "*":
-        if t < 1 or t > n**k:
+        if t < math.prod(least) or t > math.prod(most):
             return False
         return prime_exponents(t, n) is not None  # every prime factor must be a digit's
     return any(
-        target_possible(Cage(o, t, cage.cells), n)
+        target_possible(Cage(o, t, cage.cells), n, latin)
         for o in ("+*" if k != 2 else "+-*/")
     ) if k > 1 else 1 <= t <= n
 

@@ -54,7 +54,7 @@ def test_a_flip_nearly_as_probable_with_another_solution_is_uncertain(monkeypatc
     rm, dm = margins([(1, 1)])
     lay = layout(rm, dm, RIGHT, DOWN)
 
-    def fake(n, readings, time_limit):  # the flipped layout's labels read as probably as the answer's
+    def fake(n, readings, time_limit, max_cost=None):  # the flipped layout's labels read as probably as the answer's
         flipped = len(readings) != len(lay.cages)
         return (0.5, OTHER) if flipped else (0.5, GRID)
 
@@ -69,7 +69,7 @@ def test_a_flip_much_less_probable_or_with_the_same_solution_is_no_doubt(monkeyp
     lay = layout(rm, dm, RIGHT, DOWN)
     weighed = []  # how many cages each layout weighed had: the flipped one must be among them
 
-    def same(n, readings, time_limit):
+    def same(n, readings, time_limit, max_cost=None):
         weighed.append(len(readings))
         return 0.5, GRID
 
@@ -77,11 +77,17 @@ def test_a_flip_much_less_probable_or_with_the_same_solution_is_no_doubt(monkeyp
     borders.check_borders(lay, cells(LABELS), GRID, 5.0)  # same solution: no doubt
     assert len(lay.cages) in weighed and any(k != len(lay.cages) for k in weighed)
 
-    def unlikely(n, readings, time_limit):
+    caps = []  # the flipped layout is searched only as far as could matter: within MARGIN of the answer
+
+    def unlikely(n, readings, time_limit, max_cost=None):
         weighed.append(len(readings))
-        return (9.0, OTHER) if len(readings) != len(lay.cages) else (0.5, GRID)
+        if len(readings) == len(lay.cages):
+            return 0.5, GRID
+        caps.append(max_cost)
+        return (9.0, OTHER) if max_cost is None or 9.0 <= max_cost else None
 
     weighed.clear()
     monkeypatch.setattr(borders, "best_reading", unlikely)
     borders.check_borders(lay, cells(LABELS), GRID, 5.0)  # another solution, but 8.5 nats less probable
     assert len(lay.cages) in weighed and any(k != len(lay.cages) for k in weighed)
+    assert caps and all(c is not None and c < 0.5 + borders.MARGIN for c in caps)

@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from kkvision.errors import InvalidPuzzle
 from kkvision.puzzle import Cage, Puzzle, cage_tuples, check_grid, prime_exponents, satisfies, target_possible
+from kkvision.vision.clues import clue_for
 
 
 def row_cages(n):
@@ -111,9 +112,27 @@ def test_huge_and_prime_targets_are_judged_without_trial_division():
     assert not target_possible(Cage("*", 11 * 2**20, cells), 9)
     assert not target_possible(Cage("?", 10**1000, cells), 9)
     assert target_possible(Cage("*", 2**10 * 3**5 * 5 * 7, cells), 9)
+    assert not target_possible(Cage("*", 2**10 * 3**5 * 5 * 7, cells), 9, latin=True)  # over 9!: a row's all differ
     assert prime_exponents(2**3 * 3 * 7, 9) == {2: 3, 3: 1, 5: 0, 7: 1}
     assert prime_exponents(11, 9) is None and prime_exponents(11, 12) == {2: 0, 3: 0, 5: 0, 7: 0, 11: 1}
     assert prime_exponents(0, 9) is None
+
+
+def test_latin_bounds_count_a_digit_once_per_row_and_column_a_cage_spans():
+    def latin(op, target, cells, n):
+        return target_possible(Cage(op, target, cells), n, latin=True)
+
+    square = ((0, 0), (0, 1), (1, 0), (1, 1))  # two rows, two columns: 1 1 2 2 at least, 5 5 6 6 at most
+    assert not latin("+", 5, square, 6) and latin("+", 6, square, 6)
+    assert latin("+", 22, square, 6) and not latin("+", 23, square, 6)
+    assert not latin("*", 3, square, 6) and latin("*", 4, square, 6)
+    assert target_possible(Cage("+", 5, square), 6)  # without: four 1s and a 1... as a puzzle is checked
+    ell = ((0, 0), (0, 1), (1, 0))  # the corner shares a row and a column with the others: 1 + 1 + 2
+    assert not latin("+", 3, ell, 6) and latin("+", 4, ell, 6)
+    block = tuple((r, c) for r in range(6) for c in range(6))  # a 6x6 block of a 9x9: six of each of 1..6
+    assert not latin("?", 7, block, 9)  # a sudoku's digit read as a label of it: no clue
+    assert latin("+", 6 * 21, block, 9) and not latin("+", 6 * 21 - 1, block, 9)
+    assert clue_for("7", block, 9) is None and clue_for("126+", block, 9) is not None
 
 
 def test_puzzle_of_nine_factorial_rows_is_built_at_once():

@@ -150,3 +150,40 @@ def test_a_given_label_does_not_take_the_blame_for_a_picture_read_badly():
     readings[1] = ClueReading(readings[1].cells, ((text_of(puzzle.cages[1]), 1.0),), "given")
     with pytest.raises(ClueUnreadable):
         resolve(6, tuple(readings), 10.0)
+
+
+def test_labels_mostly_no_clue_are_refused_before_any_search(monkeypatch):
+    """A grid read the wrong way round reads mostly nothing: every answer would leave out or overrule
+    more labels than _trouble allows, so no solver run (they ran to the time limit) is made."""
+    from kkvision.vision import reading
+
+    puzzle, _ = random_puzzle(6, seed=22)
+    readings = sure(puzzle)
+    allowed = reading.MAX_UNREADABLE * len(readings) + max(1, reading.MAX_OVERRULED * len(readings))
+    bad = list(range(int(allowed) + 1))
+    for i in bad:
+        readings[i] = ClueReading(readings[i].cells, (("", 0.9),))
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("searched")
+
+    monkeypatch.setattr(reading, "most_probable", no_search)
+    with pytest.raises(ClueUnreadable) as err:
+        resolve(6, tuple(readings), 10.0)
+    assert set(err.value.cells) == {readings[i].cells[0] for i in bad}
+    readings[bad[0]] = sure(puzzle)[bad[0]]  # one fewer: it may yet be answered, so it is searched
+    with pytest.raises(AssertionError, match="searched"):
+        resolve(6, tuple(readings), 10.0)
+
+
+def test_best_reading_within_a_cost_is_the_same_reading_or_none():
+    from kkvision.vision.reading import best_reading
+
+    puzzle, grid = random_puzzle(5, seed=9)
+    k, wrong = unsolvable_misread(puzzle, tries=1)
+    readings = sure(puzzle)
+    readings[k] = ClueReading(puzzle.cages[k].cells, ((text_of(wrong), 0.6), (text_of(puzzle.cages[k]), 0.35)))
+    cost, found = best_reading(5, tuple(readings), 10.0)
+    assert found == grid
+    assert best_reading(5, tuple(readings), 10.0, max_cost=cost + 0.01) == (cost, found)
+    assert best_reading(5, tuple(readings), 10.0, max_cost=cost - 0.05) is None

@@ -49,7 +49,7 @@ def check_borders(layout: CageLayout, cells: dict[Cell, LabelReading], grid: Gri
                                                layout.right_margin, layout.down_margin), cells)
         if flipped.cages == layout.cages:
             continue
-        weighed = _weigh(flipped, cells, n, time_limit)
+        weighed = _weigh(flipped, cells, n, time_limit, within=base[0] + MARGIN - cost)
         if weighed is None or weighed[1] == grid:
             continue
         odds = cost + weighed[0] - base[0]
@@ -62,17 +62,18 @@ def check_borders(layout: CageLayout, cells: dict[Cell, LabelReading], grid: Gri
                 f" {math.exp(max(odds, 0.0)):.1f} times as likely; check that border with --debug-dir")
 
 
-def _weigh(layout: CageLayout, cells: dict[Cell, LabelReading], n: int, time_limit: float
-           ) -> tuple[float, Grid] | None:
+def _weigh(layout: CageLayout, cells: dict[Cell, LabelReading], n: int, time_limit: float,
+           within: float | None = None) -> tuple[float, Grid] | None:
     """Cost (nats) and grid of a layout's most probable reading, counting the
-    labels of its cages' first cells and the emptiness of every other cell."""
+    labels of its cages' first cells and the emptiness of every other cell;
+    None when none costs less than `within` (when given)."""
     readings = tuple(ClueReading(cage, cells[cage[0]].texts) for cage in layout.cages)
-    found = best_reading(n, readings, time_limit)
-    if found is None:
-        return None
     firsts = {cage[0] for cage in layout.cages}
     empty = sum(-math.log(max(1.0 - rd.has_label, MIN_PROBABILITY)) for cell, rd in cells.items()
                 if cell not in firsts)
+    found = best_reading(n, readings, time_limit, None if within is None else within - empty)
+    if found is None:
+        return None
     return found[0] + empty, found[1]
 
 

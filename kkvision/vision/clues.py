@@ -19,10 +19,11 @@ from .readers import LabelReader
 from .stages import CageLayout, ClueReading, GivenLabel, GridGeometry, LabelReading
 
 
-def clue_for(text: str, cells: tuple[Cell, ...], n: int) -> Cage | None:
+def clue_for(text: str, cells: tuple[Cell, ...], n: int, latin: bool = True) -> Cage | None:
     """The clue a label's text gives for these cells; None when it cannot be
     one (an operator on a single cell, '-' or '/' on other than two cells, no
-    digits, or a target no digits up to n can make)."""
+    digits, or a target no digits up to n can make: each once per row and column, or
+    with latin=False in any way, as a puzzle's text is checked)."""
     if text and text[-1] in ARITHMETIC and len(cells) == 1:
         return None
     if text and text[-1] in "-/" and len(cells) != 2:
@@ -34,7 +35,7 @@ def clue_for(text: str, cells: tuple[Cell, ...], n: int) -> Cage | None:
         cage = Cage(op, target, cells)
     except InvalidPuzzle:
         return None
-    return cage if target_possible(cage, n) else None
+    return cage if target_possible(cage, n, latin) else None
 
 
 def read_cells(square: np.ndarray, geom: GridGeometry, reader: LabelReader) -> dict[Cell, LabelReading]:

@@ -246,6 +246,7 @@ def as_read(trace: Trace) -> AsRead | None:
     n = trace.geometry.size
     out = []
     for rd in trace.clues:
-        best = next(((cage, p) for text, p in rd.texts if (cage := clue_for(text, rd.cells, n))), None)
+        best = next(((cage, p) for text, p in rd.texts
+                     if (cage := clue_for(text, rd.cells, n, latin=rd.source != "given"))), None)
         out.append((rd.cells, best[0] if best else None, best[1] if best else 0.0))
     return AsRead(n, tuple(out))

@@ -62,7 +62,7 @@ def options(rd: ClueReading, n: int) -> list[tuple[Cage | None, int]]:
     the last is None (unreadable).  A label the user gave (--label) is its one
     clue: never read otherwise, never solved without."""
     if rd.source == "given":
-        given = clue_for(rd.text, rd.cells, n)
+        given = clue_for(rd.text, rd.cells, n, latin=False)  # one no solution meets: exit 7, named
         if given is None:
             raise UsageError(f"--label {cell_name(rd.cells[0])}={rd.text}: not a possible clue for its cage of"
                              f" {len(rd.cells)} cell{'s' if len(rd.cells) > 1 else ''} in a {n}x{n} puzzle")
@@ -115,21 +115,33 @@ def _widen(choice: Choice, opts: list[list[tuple[Cage | None, int]]],
     return Choice(picks, choice.grid, choice.cost, choice.proven)
 
 
-def _best(n: int, opts: list[list[tuple[Cage | None, int]]], time_limit: float) -> Choice | None:
+def _best(n: int, opts: list[list[tuple[Cage | None, int]]], time_limit: float, max_cost: int | None = None
+          ) -> Choice | None:
+    """The most probable choice that has a solution (costing at most max_cost when given), or None."""
     floor = sum(min(k for _, k in o) for o in opts)
+    if max_cost is not None and max_cost < floor:
+        return None
     for budget in BUDGETS:
         cap = None if budget is None else floor + int(budget * SCALE)
+        if max_cost is not None:
+            cap = max_cost if cap is None else min(cap, max_cost)
         found = most_probable(n, _within(opts, budget), time_limit, max_cost=cap)
         if found is not None:
             return _widen(found, opts, _within(opts, budget))
+        if cap == max_cost:
+            return None  # the narrow search was exact up to max_cost: a wider one finds nothing cheaper
     return None
 
 
-def best_reading(n: int, readings: tuple[ClueReading, ...], time_limit: float
+def best_reading(n: int, readings: tuple[ClueReading, ...], time_limit: float, max_cost: float | None = None
                  ) -> tuple[float, tuple[tuple[int, ...], ...]] | None:
     """The cost (nats) and grid of the most probable reading that has a solution;
-    None when no reading has one.  (Other cage layouts are weighed with it.)"""
-    best = _best(n, [options(rd, n) for rd in readings], time_limit)
+    None when no reading has one (costing at most max_cost nats, when given: a
+    layout weighed against an answer matters only within MARGIN of it, and the
+    search is quick when bounded so, long when asked to prove no reading at all
+    solves).  (Other cage layouts are weighed with it.)"""
+    cap = None if max_cost is None else math.floor(max_cost * SCALE)
+    best = _best(n, [options(rd, n) for rd in readings], time_limit, cap)
     return None if best is None else (best.cost / SCALE, best.grid)
 
 
@@ -137,6 +149,9 @@ def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> Res
     """The puzzle the labels most probably say, with its one solution; raises
     when that is not clearly more probable than a reading with another
     solution (UncertainReading, Ambiguous, ClueUnreadable), or none has one."""
+    hopeless = _hopeless(n, readings)
+    if hopeless is not None:
+        raise hopeless
     opts = [options(rd, n) for rd in readings]
     best = _best(n, opts, time_limit)
     trouble = _trouble(n, readings, opts, best)
@@ -190,6 +205,18 @@ def _trouble(n: int, readings: tuple[ClueReading, ...], opts: list[list[tuple[Ca
     if len(overruled) > max(1, MAX_OVERRULED * len(readings)):
         return _unreadable(overruled)
     return None
+
+
+def _hopeless(n: int, readings: tuple[ClueReading, ...]) -> ClueUnreadable | None:
+    """Refused before any search when too many labels' first readings are no clue for their cages:
+    every answer would solve without, or overrule, each of them, and _trouble refuses more than
+    MAX_UNREADABLE of the one and MAX_OVERRULED of the other.  (A picture read the wrong way round
+    reads mostly nothing; searching every reading of such labels runs to the time limit.)"""
+    if any(rd.source == "given" for rd in readings):
+        return None  # _given_at_fault may name the given labels instead
+    unclued = [rd for rd in readings if clue_for(rd.text, rd.cells, n) is None]
+    allowed = MAX_UNREADABLE * len(readings) + max(1, MAX_OVERRULED * len(readings))
+    return _unreadable(unclued) if len(unclued) > allowed else None
 
 
 def _given_at_fault(n: int, readings: tuple[ClueReading, ...], opts: list[list[tuple[Cage | None, int]]],
