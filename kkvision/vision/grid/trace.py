@@ -36,7 +36,10 @@ FINDS_PER_TERM = 3  # a line's curve has a term per this many finds
 PAIR = (0.06, 0.36)  # two like lines this far apart (cells), either side of where a line should be, are
                      # cage outlines inset either side of it (cages.INSET: 0.03..0.18 of a cell inside each
                      # cell); closer, a line drawn along another (an app's selected cage)
-LIKE = 0.6  # ... lines of like strength: the weaker at least this fraction of the stronger
+LIKE = 0.6  # ... lines of like strength: the weaker at least this fraction of the stronger,
+LINED = 0.3  # ... or this fraction when the cell line shows between them: a run in the middle (MIDDLE of their
+MIDDLE = 0.2  # distance from it) standing FAINT of the stronger (outlines of two colours, dashed out of step)
+FAINT = 0.15
 BANDS = 2  # dark bands (a toolbar, a ruled box's tint) a window may hold beside its line, passed over
 BAND_WIDTH = 0.2  # cells: a run of darkness wider than this at its CORE is such a band, never a line (a heavy frame
                   # is under 0.1; an app's toolbar, a tinted box, a highlighted row is a fifth of a cell and more)
@@ -151,6 +154,16 @@ def _peak(seg: np.ndarray, p: int, level: float) -> tuple[int, int, float]:
     return a, b, a + float((np.arange(b - a + 1) * wts).sum() / max(wts.sum(), 1e-6))
 
 
+def _lined(seg: np.ndarray, p: int, q: int, faint: float) -> bool:
+    """Does a run stand above `faint` in the middle between peaks p and q (a cell line between two outlines)?"""
+    a, b = min(p, q), max(p, q)
+    m0, m1 = int(np.ceil((a + b) / 2 - MIDDLE * (b - a))), int((a + b) / 2 + MIDDLE * (b - a))
+    if not a < m0 <= m1 < b:
+        return False
+    r = m0 + int(np.argmax(seg[m0:m1 + 1]))
+    return bool(seg[r] >= faint and seg[a:r].min() < seg[r] > seg[r:b + 1].min())
+
+
 def _finds(profiles: np.ndarray, lines: np.ndarray, half: float, cell: float
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """For each line k and strip s: where the profile peaks within `half` px of
@@ -190,9 +203,15 @@ def _finds(profiles: np.ndarray, lines: np.ndarray, half: float, cell: float
         a, b, centre = _peak(seg, p, level)
         rest = look  # without the bands
         rest[max(0, a - 1):b + 2] = floor  # the peak found and its shoulders
+        at = c - lo  # the partner of an inset outline is across the expected line (not the fainter cell
+        if p < at:   # line itself, which may stand higher in the strip than a dashed partner)
+            rest[:int(np.floor(at)) + 1] = floor
+        else:
+            rest[max(0, int(np.ceil(at))):] = floor
         q = int(np.argmax(rest))
-        if (rest[q] - floor >= LIKE * (top - floor) and PAIR[0] * cell <= abs(q - p) <= PAIR[1] * cell
-                and min(p, q) < c - lo < max(p, q) and seg[min(p, q):max(p, q) + 1].min() < level):
+        if (rest[q] - floor >= LINED * (top - floor) and PAIR[0] * cell <= abs(q - p) <= PAIR[1] * cell
+                and min(p, q) < c - lo < max(p, q) and seg[min(p, q):max(p, q) + 1].min() < level
+                and (rest[q] - floor >= LIKE * (top - floor) or _lined(seg, p, q, floor + FAINT * (top - floor)))):
             qa, qb, _ = _peak(wide, q + lo - elo, floor + CORE * (rest[q] - floor))
             if qb - qa + 1 <= BAND_WIDTH * cell:
                 centre = (centre + _peak(seg, q, (rest[q] + floor) / 2)[2]) / 2
