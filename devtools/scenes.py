@@ -579,8 +579,9 @@ def _web(rng: random.Random, theme: Theme, heldout: bool, k: Knobs, fill_mode: s
             else:
                 bh = parts.paragraph(d, (sx, sy, W - 24 * u, sy + 120 * u), rng, ui, 13 * u, theme.text) - sy
             sy += bh + rng.uniform(16, 40) * u
-    if rng.random() < 0.15:  # a cookie banner over the page bottom
-        ch = 70 * u
+    ch = 70 * u
+    # a cookie banner over the page bottom, never over the puzzle (hidden, it is no scene to read: refused, exit 4)
+    if rng.random() < 0.15 and H - ch >= max(y for _, y in corners):
         d.rectangle([0, H - ch, W, H], fill=(30, 30, 30))
         d.text((20 * u, H - ch / 2), "We use cookies to improve your experience.", font=bf, fill=(240, 240, 240),
                anchor="lm")
