@@ -216,3 +216,21 @@ def test_a_digit_read_where_there_is_no_ink_is_blank(filled, monkeypatch):
     _fake_reading(monkeypatch, (2, 3), probs)
     written = read_written(page.picture, page.outcomes[0].result.geometry)
     assert written.answers[2][3] == 0 and (2, 3) not in written.unsure
+
+
+@pytest.mark.parametrize("probs,wrong", [
+    ({3: 0.6, 5: 0.3}, True),  # surely another digit, mostly two
+    ({3: 0.6, 5: 0.14, 7: 0.06, 9: 0.05, 1: 0.04}, True),  # not right, though spread a little
+    ({3: 0.2, 5: 0.18, 7: 0.18, 9: 0.17, 1: 0.16}, False),  # spread thin over many digits: confused
+    ({3: 0.5, 5: 0.2}, False),  # much left to blank or notes: not surely written
+])
+def test_a_cell_is_wrong_only_when_its_right_digit_is_surely_not_what_was_written(probs, wrong):
+    from kkvision.answers import _surely_other
+
+    right = 2
+    for p_right, verdict in ((0.01, wrong), (0.028, False)):  # a right answer in a held-out hand read 0.028
+        digits = np.zeros(9)
+        for d, p in probs.items():
+            digits[d - 1] = p
+        digits[right - 1] = p_right
+        assert _surely_other(digits, right) == verdict
