@@ -182,6 +182,34 @@ def test_a_sudoku_alone_is_no_kenken():
             read_source(of_bytes(data, f"sudoku-{seed}.png"), Options())
 
 
+@pytest.mark.parametrize("family,seed,heldout", [("print", 38, False), ("filled", 24, True)])
+def test_a_crossword_beside_the_kenken_is_no_puzzle(family, seed, heldout):
+    """A magazine page and a workbook page with a crossword beside the KenKen (seeds never looked at
+    before): a 9x9 block of the crossword was found and refused for its labels (its clue numbers),
+    counted as a second puzzle.  Cells filled solid are a crossword's blocks: no KenKen has them."""
+    sc = scene(family, seed, heldout=heldout)
+    assert "crossword" in sc.notes
+    page = read_source(of_bytes(sc.data, sc.name), Options())
+    assert len(sc.puzzles) == 1 and len(page.outcomes) == 1
+    assert tuple(map(tuple, page.outcomes[0].result.solution)) == tuple(map(tuple, sc.puzzles[0].solution))
+
+
+def test_a_crossword_alone_is_no_kenken():
+    import random
+
+    from PIL import Image
+
+    from devtools.scene_board import draw_crossword
+    from kkvision.errors import GridNotFound
+
+    for seed in range(3):
+        img = Image.new("RGB", (700, 700), (255, 255, 255))
+        draw_crossword(img, 50, 50, 600, random.Random(seed), (20, 20, 20), (250, 250, 245), "DejaVuSans.ttf")
+        data = cv2.imencode(".png", np.asarray(img)[:, :, ::-1])[1].tobytes()
+        with pytest.raises(GridNotFound):
+            read_source(of_bytes(data, f"crossword-{seed}.png"), Options())
+
+
 def test_a_keypad_under_the_grid_with_keys_in_step_with_its_cells_leaves_the_grid_whole():
     """web-train-0: a row of keys just under the grid, their edges in line with the grid's
     lines, made the grid look like a block of a bigger one (its lines going on), so it was

@@ -46,6 +46,9 @@ SUDOKU_AGREE = 0.9  # share of a grid's inner edges called as a sudoku's box bor
                     # one: 200 random KenKens of each size agreed with a box pattern on at most 0.52 (9x9) to 0.79 (4x4)
 KENKEN_LABELLED = 0.25  # on a page of several grids, one whose cages' first cells hold a label less often
                         # than this (read as empty) is no KenKen: a sudoku's 3x3 boxes, a keypad's keys
+CROSSWORD_FILLED = 0.6  # a cell whose middle is this far from the paper towards the ink is filled solid
+CROSSWORD_BLOCKS = (2, 0.05)  # a grid with this many such cells and this share of its cells is a crossword
+CROSSWORD_MIDDLE = 0.3  # a cell's middle: this far in from each side, of the cell (past labels and lines)
 TURNS = (1, 2, 3)  # quarter turns of the square tried when the labels cannot be read upright
 # refusals that a turned picture gives upright (its labels read as nothing, or as other numbers)
 TURN_WHEN = (ClueUnreadable, Unsolvable, UncertainReading, Ambiguous, LabelNotACage)
@@ -113,12 +116,33 @@ def _read_grids(image: np.ndarray, grids: list[tuple[GridGeometry, np.ndarray]],
             out.append((k, read_grid(image, geom, square, f"{name} #{k}" if count > 1 else name, one, trace)))
         except KkvisionError as exc:
             kenken = looks_like_kenken(trace)
-            if only is None and (is_sudoku(trace) or count > 1 and not kenken):
-                log.info("%s #%d: not a KenKen (a sudoku's boxes, or no cage labels: a keypad), left out", name, k)
+            if only is None and (is_sudoku(trace) or is_crossword(trace) or count > 1 and not kenken):
+                log.info("%s #%d: not a KenKen (a sudoku's boxes, a crossword's blocks, or no cage labels: a"
+                         " keypad), left out", name, k)
                 continue
             bare += not kenken
             out.append((k, Refusal(exc, geom, as_read(trace))))
     return out, bool(out) and bare == len(out)
+
+
+def is_crossword(trace: Trace) -> bool:
+    """Are some of the grid's cells filled solid with ink: a crossword's blocks?  No KenKen
+    has one (a selected or highlighted cell is a light tint; an answer or a label leaves
+    most of a cell's middle paper).  Its clue numbers read like hidden-operator labels."""
+    geom, square = trace.geometry, trace.square
+    if geom is None or square is None:
+        return False
+    gray = 255 - square if geom.light_on_dark else square
+    n = geom.size
+    middles = []
+    for r in range(n):
+        for c in range(n):
+            x0, y0, x1, y1 = geom.cell_box(r, c)
+            dx, dy = CROSSWORD_MIDDLE * (x1 - x0), CROSSWORD_MIDDLE * (y1 - y0)
+            middles.append(float(np.median(gray[int(y0 + dy):int(y1 - dy), int(x0 + dx):int(x1 - dx)])))
+    paper, ink = float(np.median(middles)), float(np.percentile(gray, 1))
+    filled = sum(paper - m >= CROSSWORD_FILLED * (paper - ink) for m in middles)
+    return paper - ink > 0 and filled >= max(CROSSWORD_BLOCKS[0], CROSSWORD_BLOCKS[1] * n * n)
 
 
 def is_sudoku(trace: Trace) -> bool:
