@@ -89,6 +89,25 @@ def test_grid_with_cage_borders_only():
         assert layout.cages == tuple(c.cells for c in puzzle.cages)
 
 
+@pytest.mark.parametrize("n", [4, 6, 9])
+def test_a_grid_of_dashed_lines_in_a_solid_frame_is_found(n):
+    """Apps that draw cell lines and cage outlines dashed (no solid line inside the frame: every dash
+    shorter than a segment) were no grid at all (exit 4, a held-out candy-theme screenshot)."""
+    from PIL import Image
+
+    from devtools.scene_board import BoardStyle, draw_board
+
+    puzzle, _ = random_puzzle(n, seed=60 + n, unique=False)
+    cell = 480 / n
+    style = BoardStyle(cell=cell, thin=2, thin_colour=(248, 187, 208), border="dashed", thick=4,
+                       line=(216, 27, 96), frame=5, frame_colour=(216, 27, 96), thin_style="dashed",
+                       label_font="DejaVuSans-Bold.ttf")
+    img = Image.new("RGB", (600, 600), (255, 240, 246))
+    draw_board(img, 60, 60, puzzle, style, random.Random(n))
+    geom, _ = find_grid(bgr(img))
+    assert geom.size == n
+
+
 def _bend(image: np.ndarray, amount: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A page bowed like a book's: rows sag in the middle, columns squeeze towards one side.
     Returns the bent picture and, per output pixel, where it came from in the flat one."""

@@ -37,6 +37,8 @@ PIECES = 9  # segments are cut into this many pieces along the side, so a bowed 
 LINE_RUN = 0.45  # a lattice's line runs at least this share of its cell (a digit drawn in a cell: ~0.35)
 RUN_TOL = 0.02  # pieces in neighbouring strips this close (of the side) are one run
 MIN_INNER = 1.0  # a grid has inner segments of at least this many sides' length in all
+DASH_GAP = 0.025  # ... or has them once gaps this long (of the side) are closed: dashed lines, whose dashes
+                  # (a twelfth of a cell, as long as their gaps) are shorter than a segment
 STRIPS = 4  # support is measured in this many strips along each line
 LINE_OK = 0.55  # a supported line covers this fraction of its strips
 NOISE_MARGIN = 0.45  # ... and stands this far above an ordinary row, towards full coverage
@@ -58,17 +60,20 @@ def ink(gray: np.ndarray) -> np.ndarray:
     return cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 12)
 
 
-def segments(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def segments(mask: np.ndarray, bridge: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(position, length, run) of horizontal and vertical ink runs, one row per
     piece: within each of PIECES strips, a band of consecutive rows holding
     runs is one piece (its length the longest run, its position their mean);
-    `run` is the length of the pieces it continues with in neighbouring strips."""
+    `run` is the length of the pieces it continues with in neighbouring strips.
+    `bridge`: gaps this long along a run are closed first (dashed lines)."""
     side = mask.shape[0]
     run = max(5, int(SEGMENT * side / max(SIZES)))
     edges = np.linspace(0, side, PIECES + 1).astype(int)
     out = []
     for axis in (0, 1):  # 0: horizontal segments (position = y)
         m = mask if axis == 0 else mask.T
+        if bridge:
+            m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((1, bridge + 1), np.uint8))
         m = cv2.dilate(m, np.ones((3, 1), np.uint8))  # a slightly sloping line stays one run
         m = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (run, 1))) > 0
         cs = np.zeros((side, side + 1), np.int32)
@@ -164,10 +169,13 @@ def judge(mask: np.ndarray, pad: int, cut: tuple[bool, bool, bool, bool] = (Fals
     if any(s < need and not c for s, c in zip(sides, cut)) or sum(s < need for s in sides) > 1:
         return None
     frame = min(sides)
-    h, v = segments(mask[pad:pad + side, pad:pad + side])
     margin = 0.5 * side / max(SIZES)
-    inner = np.vstack([s[(s[:, 0] > margin) & (s[:, 0] < side - margin)] for s in (h, v)])
-    if inner.size == 0 or inner[:, 1].sum() < MIN_INNER * side:
+    for bridge in (0, int(DASH_GAP * side)):  # solid lines; else dashed ones (an app's cage outlines)
+        h, v = segments(mask[pad:pad + side, pad:pad + side], bridge)
+        inner = np.vstack([s[(s[:, 0] > margin) & (s[:, 0] < side - margin)] for s in (h, v)])
+        if inner.size and inner[:, 1].sum() >= MIN_INNER * side:
+            break
+    else:
         return None
     explaining = []
     for n in SIZES:
