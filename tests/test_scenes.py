@@ -194,6 +194,17 @@ def test_a_crossword_beside_the_kenken_is_no_puzzle(family, seed, heldout):
     assert tuple(map(tuple, page.outcomes[0].result.solution)) == tuple(map(tuple, sc.puzzles[0].solution))
 
 
+def test_a_light_on_dark_kenken_whose_dark_cells_look_a_grid_as_they_are_is_found_in_the_negative():
+    """A dark site (web-train-36, a seed never looked at before): as it is, the KenKen's dark cells
+    between its light lines made a 4x4 lattice of a block of it, no KenKen; its whole 5x5 shows in
+    the negative, and was dropped there as 'found before'.  A later look's grid that holds an earlier
+    one and is clearly bigger is a new grid."""
+    sc = scene("web", 36)
+    page = read_source(of_bytes(sc.data, sc.name), Options())
+    assert len(sc.puzzles) == 1 and len(page.outcomes) == 1
+    assert tuple(map(tuple, page.outcomes[0].result.solution)) == tuple(map(tuple, sc.puzzles[0].solution))
+
+
 def test_a_crossword_alone_is_no_kenken():
     import random
 

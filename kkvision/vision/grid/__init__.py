@@ -225,7 +225,7 @@ def searches(image: np.ndarray) -> Iterator[list[tuple[GridGeometry, np.ndarray]
 
     def apart(look: np.ndarray) -> list[tuple[GridGeometry, np.ndarray]]:
         grids = _grids(gray, look)
-        fresh = [g for g in grids if not any(_overlap(_quad(g[0]), q) > OVERLAP for q in before)]
+        fresh = [g for g in grids if not any(_found_before(_quad(g[0]), q) for q in before)]
         before.extend(_quad(geom) for geom, _ in grids)
         return fresh
 
@@ -236,6 +236,16 @@ def searches(image: np.ndarray) -> Iterator[list[tuple[GridGeometry, np.ndarray]
         stretched = np.clip((gray.astype(np.float32) - lo) * (255.0 / max(1.0, hi - lo)), 0, 255).astype(np.uint8)
         yield apart(stretched)
         yield apart(255 - stretched)
+
+
+def _found_before(quad: np.ndarray, before: np.ndarray) -> bool:
+    """Is a grid found in a later look one found before: sharing area with it, unless it holds
+    all of it and is clearly bigger (the earlier one a block of it: a light-on-dark KenKen's
+    dark cells make a smaller lattice of the picture as it is, its whole grid shows in the negative)?"""
+    if _overlap(quad, before) <= OVERLAP:
+        return False
+    holds = _overlap(before, quad) >= 1 - OVERLAP
+    return not (holds and PART * cv2.contourArea(quad.astype(np.float32)) > cv2.contourArea(before.astype(np.float32)))
 
 
 def _quad(geom: GridGeometry) -> np.ndarray:
