@@ -183,16 +183,21 @@ def _fake_reading(monkeypatch, cell, probs, n=6):
     monkeypatch.setattr(digits, "read_digits", said)
 
 
+def _blanked(filled, cell):
+    """The filled photo sample with `cell` left blank, read: its page."""
+    make, solution = filled
+    partial = [row[:] for row in solution]
+    partial[cell[0]][cell[1]] = 0
+    path = make(partial)
+    return read_source(Source(str(path), path), Options())
+
+
 def test_nothing_and_notes_together_make_a_sure_blank(filled, monkeypatch):
     """0.5 nothing + 0.45 notes: no answer either way, so blank (listed as notes when notes weigh more)."""
     from kkvision.answers import read_written
     from kkvision.vision.digits import NOTES
 
-    make, solution = filled
-    partial = [row[:] for row in solution]
-    partial[2][2] = 0
-    path = make(partial)
-    page = read_source(Source(str(path), path), Options())
+    page = _blanked(filled, (2, 2))
     probs = np.zeros(NOTES + 1, np.float32)
     probs[0], probs[NOTES], probs[4] = 0.45, 0.5, 0.05
     _fake_reading(monkeypatch, (2, 2), probs)
@@ -208,11 +213,7 @@ def test_a_cell_read_as_nothing_surely_enough_is_blank_else_not_judged(filled, m
     from kkvision.vision.digits import NOTES, SURE
 
     assert 0.7 < BLANK_SURE <= 0.82 < SURE
-    make, solution = filled
-    partial = [row[:] for row in solution]
-    partial[2][2] = 0
-    path = make(partial)
-    page = read_source(Source(str(path), path), Options())
+    page = _blanked(filled, (2, 2))
     probs = np.zeros(NOTES + 1, np.float32)
     probs[0], probs[4] = nothing, 1 - nothing
     _fake_reading(monkeypatch, (2, 2), probs)
@@ -229,11 +230,7 @@ def test_a_digit_read_where_there_is_no_ink_is_blank(filled, monkeypatch):
     from kkvision.answers import read_written
     from kkvision.vision.digits import NOTES
 
-    make, solution = filled
-    partial = [row[:] for row in solution]
-    partial[2][3] = 0  # D3: no label reaches into it
-    path = make(partial)
-    page = read_source(Source(str(path), path), Options())
+    page = _blanked(filled, (2, 3))  # D3: no label reaches into it
     probs = np.zeros(NOTES + 1, np.float32)
     probs[1] = 0.97
     _fake_reading(monkeypatch, (2, 3), probs)
