@@ -16,16 +16,16 @@ BLANK = 0
 # A cell is wrong when its right digit is at most NOT_RIGHT probable and the other digits at least
 # WRONG_SURE together (written, and not the right digit, at least that surely), the two likeliest of
 # them at least CONCENTRATED (a reading spread thin over many digits is a confused one, never a verdict).
-# Set on bench/check.py's scenes of seeds 100..159, apart from the seeds 0..49 it reports: a right
-# answer in a held-out hand was read 0.028 probable, its two likeliest others 0.9 (so 0.05 with the two
-# likeliest others at 0.85, the rule before, called it wrong); of 234 wrong cells written there the rule
-# calls 226 (that one 223), of 3651 right cells none.
+# Set on bench/check.py's scenes of seeds 100..159 (bench/check_rules.py), apart from the seeds 0..49 it
+# reports: a right answer in a held-out hand was read 0.028 probable, its two likeliest others 0.9 (so
+# 0.05 with the two likeliest others at 0.85, the rule before, called it wrong); of 234 wrong cells
+# written there both rules call 223, of 3651 right cells this one none.
 NOT_RIGHT = 0.02
 WRONG_SURE = 0.85
 CONCENTRATED = 0.5
 # A cell is blank (nothing written, or only pencil marks) when nothing or notes are this probable together.
-# Below digits.SURE: on those scenes no written cell was read above 0.31 blank (3885 of them), while a
-# quarter of the blank ones were read 0.72-0.9 (a label's tail, a shadow, notes): at SURE they were unsure.
+# Below digits.SURE: on those scenes no written cell was read above 0.31 blank (3885 of them), while 185
+# of 3666 blank ones were read 0.8-0.9 (a label's tail, a shadow, notes): at SURE they were unsure.
 BLANK_SURE = 0.8
 
 
