@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,6 +76,17 @@ def _match(box: tuple[int, int, int, int] | None, truths: list) -> object | None
     return best if best is not None and shared(best) > 0.5 else None
 
 
+def answered(page, truths: list) -> Iterator[tuple]:  # type: ignore[type-arg]
+    """(result, truth, whether the result's solution is the truth's) for each puzzle of the page
+    that was answered and is one of the scene's filled-in puzzles."""
+    for outcome in page.outcomes:
+        result = outcome.unique().result
+        truth = _match(outcome.box, truths)
+        if result is None or truth is None or result.geometry is None:
+            continue
+        yield result, truth, [list(r) for r in result.solution] == [list(r) for r in truth.solution]
+
+
 def _worker_init(digit_model: Path | None, label_model: Path | None) -> None:
     import cv2
 
@@ -98,12 +110,8 @@ def run(args: tuple[int, bool, str, int]) -> Score:
     except KkvisionError as exc:
         score.why.append(f"exit {int(exc.exit_code)}")
         return score
-    for outcome in page.outcomes:
-        result = outcome.unique().result
-        truth = _match(outcome.box, truths)
-        if result is None or truth is None or result.geometry is None:
-            continue
-        if [list(r) for r in result.solution] != [list(r) for r in truth.solution]:
+    for result, truth, same in answered(page, truths):
+        if not same:
             score.why.append("another solution")  # bench/scenes.py counts these: never expected
             continue
         score.solved += 1

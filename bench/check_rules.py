@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.check import WRONG_COUNTS, _match, _worker_init  # noqa: E402
+from bench.check import WRONG_COUNTS, _worker_init, answered  # noqa: E402
 from devtools.scenes import FILL_MODES, scene  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
 from kkvision.pipeline import Options, read_source  # noqa: E402
@@ -62,12 +62,8 @@ def cells_of(args: tuple[int, bool]) -> list[Cell]:
     except KkvisionError:
         return []
     out = []
-    for outcome in page.outcomes:
-        result = outcome.unique().result
-        truth = _match(outcome.box, truths)
-        if result is None or truth is None or result.geometry is None:
-            continue
-        if [list(r) for r in result.solution] != [list(r) for r in truth.solution]:
+    for result, truth, same in answered(page, truths):
+        if not same:
             continue
         geom = result.geometry
         square = geom.square(page.picture)
