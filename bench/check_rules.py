@@ -79,15 +79,9 @@ def cells_of(args: tuple[int, bool]) -> list[Cell]:
     return out
 
 
-def wrong_rule(digits: np.ndarray, right: int, not_right: float, wrong_sure: float, concentrated: float) -> bool:
-    others = digits.copy()
-    others[right - 1] = 0.0
-    return bool(digits[right - 1] <= not_right and others.sum() >= wrong_sure
-                and np.sort(others)[-2:].sum() >= concentrated)
-
-
 def main() -> None:
     from kkvision import answers
+    from kkvision.answers import _surely_other
     from kkvision.vision.digits import NOTES, SURE
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -111,8 +105,8 @@ def main() -> None:
     rules = sorted({shipped, (0.05, 0.85, 0.85), (0.05, 0.85, 0.5), (0.03, 0.85, 0.5), (0.02, 0.85, 0.0),
                     (0.02, 0.95, 0.5)})
     for rule in rules:
-        called = sum(wrong_rule(c.probs[1:c.size + 1], c.right, *rule) for c in wrong)
-        false = sum(wrong_rule(c.probs[1:c.size + 1], c.right, *rule) for c in right)
+        called = sum(_surely_other(c.probs[1:c.size + 1], c.right, *rule) for c in wrong)
+        false = sum(_surely_other(c.probs[1:c.size + 1], c.right, *rule) for c in right)
         mark = " (shipped)" if rule == shipped else ""
         print(f"| {rule[0]:g}, {rule[1]:g}, {rule[2]:g}{mark} | {called}/{len(wrong)} | {false} |")
     nothing = [float(c.probs[0] + c.probs[NOTES]) for c in judged]

@@ -187,13 +187,15 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
     return Written(tuple(tuple(row) for row in grid), tuple(unsure), tuple(pencil))
 
 
-def _surely_other(digit_probs: np.ndarray, right: int) -> bool:
+def _surely_other(digit_probs: np.ndarray, right: int, not_right: float = NOT_RIGHT,
+                  wrong_sure: float = WRONG_SURE, concentrated: float = CONCENTRATED) -> bool:
     """Whether a cell surely holds a digit other than the right one: the right digit is at most
-    NOT_RIGHT, the others at least WRONG_SURE together and the two likeliest of them CONCENTRATED."""
+    NOT_RIGHT, the others at least WRONG_SURE together and the two likeliest of them CONCENTRATED
+    (other bounds: bench/check_rules.py weighs the rule's neighbours)."""
     others = digit_probs.copy()
     others[right - 1] = 0.0
-    return bool(digit_probs[right - 1] <= NOT_RIGHT and float(others.sum()) >= WRONG_SURE
-                and float(np.sort(others)[-2:].sum()) >= CONCENTRATED)
+    return bool(digit_probs[right - 1] <= not_right and float(others.sum()) >= wrong_sure
+                and float(np.sort(others)[-2:].sum()) >= concentrated)
 
 
 def written_answers(picture: np.ndarray, geometry: GridGeometry) -> tuple[Grid, tuple[Cell, ...]]:

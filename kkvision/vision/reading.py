@@ -128,7 +128,7 @@ def _best(n: int, opts: list[list[tuple[Cage | None, int]]], time_limit: float, 
         found = most_probable(n, _within(opts, budget), time_limit, max_cost=cap)
         if found is not None:
             return _widen(found, opts, _within(opts, budget))
-        if cap == max_cost:
+        if max_cost is not None and cap == max_cost:
             return None  # the narrow search was exact up to max_cost: a wider one finds nothing cheaper
     return None
 

@@ -210,7 +210,7 @@ def _finds(profiles: np.ndarray, lines: np.ndarray, half: float, cell: float
             rest[max(0, int(np.ceil(at))):] = floor
         q = int(np.argmax(rest))
         if (rest[q] - floor >= LINED * (top - floor) and PAIR[0] * cell <= abs(q - p) <= PAIR[1] * cell
-                and min(p, q) < c - lo < max(p, q) and seg[min(p, q):max(p, q) + 1].min() < level
+                and min(p, q) < at < max(p, q) and seg[min(p, q):max(p, q) + 1].min() < level
                 and (rest[q] - floor >= LIKE * (top - floor) or _lined(seg, p, q, floor + FAINT * (top - floor)))):
             qa, qb, _ = _peak(wide, q + lo - elo, floor + CORE * (rest[q] - floor))
             if qb - qa + 1 <= BAND_WIDTH * cell:
