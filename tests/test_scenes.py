@@ -205,6 +205,19 @@ def test_a_light_on_dark_kenken_whose_dark_cells_look_a_grid_as_they_are_is_foun
     assert tuple(map(tuple, page.outcomes[0].result.solution)) == tuple(map(tuple, sc.puzzles[0].solution))
 
 
+def test_a_block_of_a_dark_kenken_found_as_it_is_waits_for_the_whole_grid_in_the_negative():
+    """app-heldout-54 (solarized dark, fresh seeds 40..59): as it is, three cages' borders made a
+    3x3 lattice of a block of the 9x9, a part (its lines go on), taken for want of a whole grid
+    and refused; the whole 9x9 shows only in the negative.  A look's part waits for the later
+    looks to find no whole grid."""
+    sc = scene("app", 54, heldout=True)
+    page = read_source(of_bytes(sc.data, sc.name), Options())
+    assert len(sc.puzzles) == 1 and len(page.outcomes) == 1
+    result = page.outcomes[0].result
+    assert result is not None and result.geometry.size == 9
+    assert tuple(map(tuple, result.solution)) == tuple(map(tuple, sc.puzzles[0].solution))
+
+
 def test_a_crossword_alone_is_no_kenken():
     import random
 

@@ -219,15 +219,24 @@ def searches(image: np.ndarray) -> Iterator[list[tuple[GridGeometry, np.ndarray]
     found are no KenKen (a dark site's sudoku ads, dark on light, beside its
     light-on-dark KenKen).  A grid found once is not found again: a later
     look gives only grids apart from those found before (the negative of a
-    sudoku left out shows its boxes and cells as frames)."""
+    sudoku left out shows its boxes and cells as frames).  A look that finds
+    no whole grid, only a part (a block of a bigger grid, or a grid cut by the
+    picture's edge), gives it only after every later look found no whole grid:
+    a dark theme's faint light lines may make a block of cells look like a
+    grid in the picture as it is, while its whole grid shows in the negative."""
     gray = to_gray(image)
     before: list[np.ndarray] = []
+    partial: list[tuple[GridGeometry, np.ndarray]] = []  # the first look's part of a grid, held back
 
     def apart(look: np.ndarray) -> list[tuple[GridGeometry, np.ndarray]]:
-        grids = _grids(gray, look)
+        grids, whole = _grids(gray, look)
         fresh = [g for g in grids if not any(_found_before(_quad(g[0]), q) for q in before)]
         before.extend(_quad(geom) for geom, _ in grids)
-        return fresh
+        if whole or not fresh:
+            return fresh
+        if not partial:
+            partial.extend(fresh)
+        return []
 
     yield apart(gray)
     yield apart(255 - gray)
@@ -236,6 +245,7 @@ def searches(image: np.ndarray) -> Iterator[list[tuple[GridGeometry, np.ndarray]
         stretched = np.clip((gray.astype(np.float32) - lo) * (255.0 / max(1.0, hi - lo)), 0, 255).astype(np.uint8)
         yield apart(stretched)
         yield apart(255 - stretched)
+    yield partial
 
 
 def _found_before(quad: np.ndarray, before: np.ndarray) -> bool:
@@ -271,8 +281,9 @@ def _page_candidates(look: np.ndarray) -> tuple[np.ndarray, float, list[np.ndarr
     return small, scale, sorted(frame_candidates(mask, page=True), key=cv2.contourArea, reverse=True)
 
 
-def _grids(gray: np.ndarray, look: np.ndarray) -> list[tuple[GridGeometry, np.ndarray]]:
-    """find_grids with the candidates looked for in `look` (the picture, or its negative)."""
+def _grids(gray: np.ndarray, look: np.ndarray) -> tuple[list[tuple[GridGeometry, np.ndarray]], bool]:
+    """find_grids with the candidates looked for in `look` (the picture, or its negative),
+    and whether they are whole grids (not one grid cut by the edge or a block of a bigger one)."""
     small, scale, candidates = _page_candidates(look)
     found: list[tuple[np.ndarray, Verdict]] = []
     # grids cut by the edge, blocks of bigger grids, with their cell's side: nothing in them with cells of
@@ -304,7 +315,8 @@ def _grids(gray: np.ndarray, look: np.ndarray) -> list[tuple[GridGeometry, np.nd
             found.append((quad, verdict))
         elif len(same) == 1 and verdict.support > found[same[0]][1].support:
             found[same[0]] = (quad, verdict)  # the same frame, better fitted (its lines more fully inked)
+    whole = bool(found)
     if not found and first is not None:  # one grid, cut by the picture's edge: as find_grid takes it
         found = [first]
     boxes = [(float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max())) for q, _ in found]
-    return [_finish(gray, found[i][0], scale, found[i][1].size) for i in reading_order(boxes)]
+    return [_finish(gray, found[i][0], scale, found[i][1].size) for i in reading_order(boxes)], whole
