@@ -331,3 +331,14 @@ def test_a_keypad_found_before_a_dim_kenken_does_not_hide_it(family, seed):
     page = read_source(of_bytes(sc.data, sc.name), Options())
     assert len(sc.puzzles) == 1 and len(page.outcomes) == 1
     assert tuple(map(tuple, page.outcomes[0].result.solution)) == tuple(map(tuple, sc.puzzles[0].solution))
+
+
+def test_an_ads_sudoku_read_as_a_3x3_before_a_washed_out_kenken_does_not_hide_it():
+    """dim-heldout-39: the washed-out app's light lines show only in the later looks; as it is, the
+    picture shows the ad's sudoku thumbnail, read as a 3x3 of its boxes (too small to be called a
+    sudoku) whose 'labels' (the givens) read as targets no 3x3 has, and refused.  A refused look is
+    not the last word: the later look's KenKen solves and is taken."""
+    sc = scene("dim", 39, heldout=True)
+    page = read_source(of_bytes(sc.data, sc.name), Options())
+    assert len(sc.puzzles) == 1 and len(page.outcomes) == 1
+    assert tuple(map(tuple, page.outcomes[0].result.solution)) == tuple(map(tuple, sc.puzzles[0].solution))

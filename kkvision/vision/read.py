@@ -66,18 +66,21 @@ def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | Non
     (or why not), numbered from 1 in reading order; only puzzle `only` when
     given.  Each --label goes to the puzzle it names.  When every grid that
     one way of looking finds is no KenKen, the next way's are read (grid.searches);
-    so too when every one was refused with no labels where its cages start (a
-    keypad found before a dim KenKen): their refusals stand if no later look
-    gives more."""
+    so too when every one was refused (a keypad, or an ad's sudoku thumbnail read
+    as a 3x3 of its boxes, found before a dim or light-on-dark KenKen): a later
+    look that solves a grid is taken, else the first refusals of a grid that looks
+    like a KenKen (labels where its cages start), else the first refusals."""
     first = 0  # how many grids the first search that found any found
     held: tuple[int, list[tuple[int, Reading | Refusal]]] | None = None
+    held_bare = True
     for grids in searches(image):
         if not grids:
             continue
         first = first or len(grids)
         out, bare = _read_grids(image, grids, name, opts, only)
-        if out and bare and only is None:
-            held = held or (len(grids), out)  # a keypad's keys, perhaps: the KenKen may be in a later look
+        if out and only is None and all(isinstance(r, Refusal) for _, r in out):
+            if held is None or held_bare and not bare:  # the KenKen may be in a later look
+                held, held_bare = (len(grids), out), bare
             continue
         if out:
             return len(grids), out
