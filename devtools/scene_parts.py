@@ -317,6 +317,10 @@ SCREEN_LPI = (65.0, 150.0)
 SOLID = 0.8  # ink covering more of a pixel than this is type or a rule in black ink: printed solid, not screened
 SUPERSAMPLE_PERIOD = 4.0  # the screen is drawn with at least this many (finer) pixels per dot, then averaged down
 STRIP = 128  # rows drawn at a time at the finer resolution (bounds the memory of a big page)
+# a photographed screen: the blur of the camera's lens and pixels, in the photo's pixels (a Gaussian's
+# sigma; a pixel's box is about 0.3).  A screen's pixel grid still beats into moire, at a tenth to a half
+# of its depth, as phone photos of screens show it, not at the full depth of sampling points.
+LENS_SPREAD = (0.2, 0.45)
 
 
 def halftone(a: np.ndarray, rng: random.Random, colour: bool, ppi: float) -> np.ndarray:
@@ -453,8 +457,12 @@ def camera(a: np.ndarray, rng: random.Random, corners: list[Corners], screen: bo
     sx, sy = sx.astype(np.float32), sy.astype(np.float32)
     table = np.asarray(jitter(rng.choice([(150, 110, 70), (200, 195, 185), (90, 90, 95), (235, 235, 230),
                                           (60, 45, 35), (170, 180, 190)]), rng, 25), np.float32)
-    out = cv2.remap(a, sx, sy, cv2.INTER_LINEAR if not screen else cv2.INTER_NEAREST,
-                    borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+    if screen:  # a camera's lens and pixels average the light over each of its pixels: a screen's pixel
+        # grid beats into moire, but weakened (not point-sampled at full depth).  Drawn from a stream of
+        # its own, so that the scene's other draws stay as they were
+        spread = np.random.default_rng(int(pull * 1e9)).uniform(*LENS_SPREAD)
+        a = cv2.GaussianBlur(a, (0, 0), spread / scale)
+    out = cv2.remap(a, sx, sy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
     inside = ((sx >= 0) & (sx < w) & (sy >= 0) & (sy < h))[..., None]
     tex = noise(np.broadcast_to(table, (H, W, 3)).astype(np.uint8), rng, 6)
     out = np.where(inside, out, tex).astype(np.float32)
