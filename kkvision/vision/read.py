@@ -52,6 +52,8 @@ CROSSWORD_MIDDLE = 0.3  # a cell's middle: this far in from each side, of the ce
 TURNS = (1, 2, 3)  # quarter turns of the square tried when the labels cannot be read upright
 # refusals that a turned picture gives upright (its labels read as nothing, or as other numbers)
 TURN_WHEN = (ClueUnreadable, Unsolvable, UncertainReading, Ambiguous, LabelNotACage)
+TURN_CLUED = 0.5  # a way round that no label model reads as a puzzle is read by the second one when its labels
+                 # read as clues for this many more of its cages than upright (a side's labels read as nothing)
 
 
 def read_picture(image: np.ndarray, name: str, opts: VisionOptions, trace: Trace | None = None) -> Reading:
@@ -217,14 +219,26 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
                     log.info("%s: read by the second label model", name)
                     return replace(reading, notes=("the labels were read by the second label model (the first"
                                                    " could not read them as a puzzle)",) + reading.notes)
-                found = []
+                found, tried = [], []
                 for k in TURNS:
                     turned = Trace()
                     try:
                         found.append((k, _read_once(geom.turned(k), np.rot90(square, k).copy(), name, opts, turned),
                                       turned))
                     except KkvisionError:
-                        continue
+                        tried.append((k, turned))
+                if not found and tried:  # the way round whose labels read best, by the second label model
+                    k, turned = max(tried, key=lambda kt: _clued(kt[1]))
+                    if _clued(turned) >= _clued(trace) + TURN_CLUED:
+                        second = Trace()
+                        try:
+                            reading = _read_once(geom.turned(k), np.rot90(square, k).copy(), name, opts, second,
+                                                 second_model=True, drawn=turned.drawn)
+                        except KkvisionError:
+                            pass
+                        else:
+                            found = [(k, replace(reading, notes=("the labels were read by the second label model",)
+                                                 + reading.notes), second)]
                 if len(found) != 1:
                     raise upright from None
                 k, reading, turned = found[0]
@@ -237,6 +251,14 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
             from .debug import write_stages
 
             write_stages(opts.debug_dir, image, trace)
+
+
+def _clued(trace: Trace) -> float:
+    """The share of the cages whose label's first reading is a clue for them (0 when none were read)."""
+    if not trace.clues or trace.geometry is None:
+        return 0.0
+    n = trace.geometry.size
+    return sum(clue_for(rd.text, rd.cells, n) is not None for rd in trace.clues) / len(trace.clues)
 
 
 def _read_once(geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOptions, trace: Trace,
