@@ -321,6 +321,20 @@ def test_a_grid_with_a_rule_touching_its_frame_on_a_page_scanned_askew_is_found(
     assert tuple(map(tuple, page.outcomes[0].result.solution)) == tuple(map(tuple, sc.puzzles[0].solution))
 
 
+def test_a_frame_seen_in_perspective_that_touches_a_toolbar_is_found():
+    """turned-heldout-8: a phone photographed upside down and in perspective; the 7x7's frame touches
+    the app's toolbar, so its outline is no quad of its own, and turned upright by the long lines'
+    lean its top and bottom lines still slope (they converge) and fill no row: a block of two
+    cages was found instead.  A frame's top and bottom are also looked for between the ends of
+    its two side lines (grid/candidates._upright_rects): the 7x7 solves."""
+    sc = scene("turned", 8, heldout=True)
+    page = read_source(of_bytes(sc.data, sc.name), Options())
+    assert len(sc.puzzles) == 1 and len(page.outcomes) == 1
+    result = page.outcomes[0].result
+    assert result is not None and result.geometry.size == 7
+    assert tuple(map(tuple, result.solution)) == tuple(map(tuple, sc.puzzles[0].solution))
+
+
 @pytest.mark.parametrize("family,seed", [("photo", 19), ("dim", 10)])
 def test_a_keypad_found_before_a_dim_kenken_does_not_hide_it(family, seed):
     """photo-train-19, dim-train-10: an app's 3x3 keypad of digits, sharper than the washed-out grid

@@ -129,6 +129,7 @@ def _upright_rects(mask: np.ndarray, min_side: float, most: int) -> tuple[list[n
                    key=lambda k: stats[k, 3], reverse=True)[:most]
     skew = _skew(labels, stats, long_)
     lines = [(float(stats[k, 0] + stats[k, 2] / 2), int(stats[k, 1]), int(stats[k, 1] + stats[k, 3])) for k in long_]
+    ends = {line: _ends(labels, stats, k) for line, k in zip(lines, long_)}
     out = []
     for i, a in enumerate(lines):
         for b in lines[i + 1:]:
@@ -151,7 +152,31 @@ def _upright_rects(mask: np.ndarray, min_side: float, most: int) -> tuple[list[n
             if best is not None:
                 _, top, bottom = best
                 out.append(np.asarray([[x0, top], [x1 - 1, top], [x1 - 1, bottom], [x0, bottom]], np.float32))
+            elif abs((left[2] - left[1]) - width) <= SQUARE * width:  # a frame seen in perspective: its top and
+                # bottom lines slope (converge) and fill no row, but run between the two lines' ends
+                (ltop, lbottom), (rtop, rbottom) = ends[left], ends[right]
+                quad = np.asarray([ltop, rtop, rbottom, lbottom], np.float32)
+                if all(_covered(hor, quad[i], quad[j]) >= FULL for i, j in ((0, 1), (3, 2))):
+                    out.append(quad)
     return out, skew
+
+
+def _ends(labels: np.ndarray, stats: np.ndarray, k: int) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The top and bottom ends (x, y) of the vertical line `k` of `labels`: the middle of its
+    first and last rows (a line that leans, seen in perspective, ends left or right of its box's middle)."""
+    x, y, w, h, _ = stats[k]
+    rows = labels[y:y + h, x:x + w] == k
+    top, bottom = np.flatnonzero(rows[0]), np.flatnonzero(rows[-1])
+    return (x + float(top.mean()), float(y)), (x + float(bottom.mean()), float(y + h - 1))
+
+
+def _covered(mask: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    """The share of the straight path from a to b (x, y) that is ink in mask."""
+    steps = max(2, int(np.hypot(*(b - a))))
+    t = np.linspace(0.0, 1.0, steps)
+    xs = np.clip(np.round(a[0] + (b[0] - a[0]) * t).astype(int), 0, mask.shape[1] - 1)
+    ys = np.clip(np.round(a[1] + (b[1] - a[1]) * t).astype(int), 0, mask.shape[0] - 1)
+    return float(np.mean(mask[ys, xs] > 0))
 
 
 def frame_candidates(mask: np.ndarray, page: bool = False) -> list[np.ndarray]:
