@@ -37,7 +37,9 @@ neighbourhoods ("scenes") drawn under heavy augmentation:
     than the font's own weight, placed near the top-left corner;
   - the cell: paper tint, highlighted cells, thin lines solid, grey, dotted
     or absent, thick cage borders on any side, or (a fifth) cages outlined
-    inside their cells as apps draw them (solid or dashed, grey or coloured), a neighbour's label just right
+    inside their cells as apps draw them (solid or dashed, grey or coloured;
+    half of those labels sit on the outline's corner, the outline broken
+    round them: ON_OUTLINE), a neighbour's label just right
     of the cell, pencil marks and a written answer below the label;
   - the picture: 24..170 px cells at the source (labels 4..76 px high), then
     resampled to the 900 px grid square as the grid stage does; blur, noise,
@@ -105,6 +107,8 @@ RESHAPE = 0.4  # share of labels redrawn as a face not installed (reshape): face
 WIDEN = (0.7, 1.35)  # width factors of such faces: condensed .. extended
 SLANT = 0.25  # their slant (x per y), either way: italic faces lean about 0.2
 SMALL = 0.2  # share of labels 8-12% of the cell high, as small print and app labels are
+ON_OUTLINE = 0.5  # share of labels in cages drawn as inset outlines that sit on the outline's corner, the
+                  # outline broken round them (killer-sudoku-like apps): its lines run on just below and right
 FALLBACK = {"−": "-", "–": "-", "—": "-", "×": "x", "✕": "x", "·": "x", "÷": "/"}
 
 
@@ -273,11 +277,11 @@ def _ink(rng: random.Random, paper: int) -> tuple[int, int, int]:
     return tuple(rng.randint(0, 120) for _ in range(3))  # type: ignore[return-value]
 
 
-def _outlines(rng: random.Random, d: ImageDraw.ImageDraw, s: int, pad: int) -> float:
+def _outlines(rng: random.Random, d: ImageDraw.ImageDraw, s: int, pad: int) -> tuple[float, int]:
     """Cages drawn as apps draw them: an outline inset in each cage's cells
     (solid or dashed, grey, dark or coloured) along some sides of the 3x3
     cells; the target cell's top and left are a cage's start.  Returns how far
-    in from the cell's corner the outline reaches (the label sits inside it)."""
+    in from the cell's corner the outline runs, and its width."""
     gap = rng.uniform(0.03, 0.1) * s
     w = max(1, round(s * rng.uniform(0.01, 0.04)))
     kind = rng.random()
@@ -307,7 +311,7 @@ def _outlines(rng: random.Random, d: ImageDraw.ImageDraw, s: int, pad: int) -> f
                     f0, f1 = (t / steps, (t + 0.5) / steps) if dash else (0.0, 1.0)
                     d.line([(a[0] + (b[0] - a[0]) * f0, a[1] + (b[1] - a[1]) * f0),
                             (a[0] + (b[0] - a[0]) * f1, a[1] + (b[1] - a[1]) * f1)], fill=col, width=w)
-    return gap + w
+    return gap, w
 
 
 def scene(rng: random.Random, designs: dict[str, list[str]], text: str | None = None) -> tuple[np.ndarray, str, str]:
@@ -321,9 +325,11 @@ def scene(rng: random.Random, designs: dict[str, list[str]], text: str | None = 
     img = Image.new("RGB", (int(1.7 * s), int(1.2 * s)), tuple(int(v) for v in tint))
     d = ImageDraw.Draw(img)
     x0 = y0 = pad + s  # the target cell is the middle one of 3x3
+    under = tuple(int(v) for v in tint)  # the colour of the cell's paper
     if rng.random() < 0.1:  # highlighted cell
         hl = rng.choice([(255, 255, 150), (200, 225, 255), (225, 225, 225), (210, 250, 210), (255, 220, 200)])
         d.rectangle([x0, y0, x0 + s, y0 + s], fill=hl)
+        under = hl
     # thin cell lines, then thick cage borders over some edges
     thin_kind = rng.random()
     thin_w = max(1, round(s * rng.uniform(0.005, 0.025)))
@@ -353,7 +359,11 @@ def scene(rng: random.Random, designs: dict[str, list[str]], text: str | None = 
                                 (a[0] + (b[0] - a[0]) * f1, a[1] + (b[1] - a[1]) * f1)], fill=(col,) * 3, width=w)
                 else:
                     d.line([a, b], fill=(col,) * 3, width=w)
-    inset = _outlines(rng, d, s, pad) if rng.random() < 0.2 else 0.0
+    inset, on_outline = 0.0, False
+    if rng.random() < 0.2:
+        gap, w = _outlines(rng, d, s, pad)
+        inset = gap + w  # the label sits inside the outline, or (ON_OUTLINE) on its corner
+        on_outline = rng.random() < ON_OUTLINE
     # the label of the cell, or none
     digits, glyph, truth = random_text(rng) if text is None else (text, "", text)
     if text is None and rng.random() < 0.22:
@@ -369,18 +379,27 @@ def scene(rng: random.Random, designs: dict[str, list[str]], text: str | None = 
     # printed labels fit inside their cell, and above the bottom of the runtime's crop (labels.CROP_BOTTOM)
     bottom = 0.46 * s
     margin_y = max(thick_w / 2 + inset + 0.01 * s, min(margin_y, bottom - 1.1 * cap))
+    if on_outline:  # over the outline's corner, the outline broken round it (killer-sudoku-like apps)
+        margin_x = max(thick_w / 2 + 0.01 * s, inset - w + rng.uniform(-0.03, 0.01) * s)
+        margin_y = max(thick_w / 2 + 0.01 * s, inset - w + rng.uniform(-0.02, 0.03) * s)
     label_bottom = y0 + margin_y
     if digits or glyph:
         runs = label_runs(rng, digits, glyph, fpath, fsize, designs)
         room = (0.97 * s - margin_x, bottom - margin_y)
-        if RESHAPE and rng.random() < RESHAPE:  # a face unlike any installed: drawn alone, then reshaped
+        reshaped = RESHAPE and rng.random() < RESHAPE  # a face unlike any installed: drawn alone, then reshaped
+        if reshaped or on_outline:
             layer = Image.new("L", img.size, 0)
             draw_runs(ImageDraw.Draw(layer), runs, x0 + margin_x, y0 + margin_y, *room, 255, stroke)
-            mask = reshape(np.asarray(layer), rng, (x0 + margin_x, y0 + margin_y), room, cap)
+            mask = np.asarray(layer)
+            if reshaped:
+                mask = reshape(mask, rng, (x0 + margin_x, y0 + margin_y), room, cap)
             label_bottom = y0 + margin_y + cap
-            ys = np.flatnonzero(mask.max(axis=1) > 127)
+            ys, xs = np.nonzero(mask > 127)
             if ys.size:
-                label_bottom = float(ys[-1])
+                label_bottom = float(ys.max())
+                if on_outline:  # the paper (or the cell's tint) laid over the outline under the label
+                    p = rng.uniform(0.5, 3.0)
+                    d.rectangle([xs.min() - p, ys.min() - p, xs.max() + p, ys.max() + p], fill=under)
             alpha = mask.astype(np.float32)[..., None] / 255.0
             img = Image.fromarray((np.asarray(img) * (1 - alpha) + np.array(ink) * alpha).astype(np.uint8))
             d = ImageDraw.Draw(img)
