@@ -194,3 +194,36 @@ def test_the_tracers_window_medians_are_numpys():
         got = _floors(profiles, rows, lo, hi)
         want = [float(np.median(profiles[r, a:b])) for r, a, b in zip(rows, lo, hi)]
         assert got.tolist() == want
+
+
+def _grey_grid(paper: int, line: int, chips: bool) -> tuple[np.ndarray, np.ndarray]:
+    """A 6x6 grid drawn in `line` on `paper` (grey levels), its frame's quad; with white chips
+    in the top left of most cells (the labels kkvision's answer pictures mark as read otherwise)."""
+    img = np.full((700, 700), paper, np.uint8)
+    x0, s = 50, 100
+    for k in range(7):
+        w = 6 if k in (0, 6) else 2
+        cv2.line(img, (x0 + k * s, x0), (x0 + k * s, x0 + 6 * s), line, w)
+        cv2.line(img, (x0, x0 + k * s), (x0 + 6 * s, x0 + k * s), line, w)
+    if chips:
+        for r in range(6):
+            for c in range(6):
+                if (r + c) % 3:
+                    cv2.rectangle(img, (x0 + c * s + 8, x0 + r * s + 8), (x0 + c * s + 50, x0 + r * s + 30), 255, -1)
+    quad = np.float32([[x0 - 3, x0 - 3], [x0 + 6 * s + 3, x0 - 3], [x0 + 6 * s + 3, x0 + 6 * s + 3],
+                       [x0 - 3, x0 + 6 * s + 3]])
+    return img, quad
+
+
+@pytest.mark.parametrize("chips", [False, True])
+def test_the_polarity_of_a_grid_is_its_lines_not_the_light_marks_in_its_cells(chips):
+    """A dark grid on grey paper with white label chips in its cells (kkvision's own answer picture
+    of a dim photo, dlowe IMG_0656) has a brighter tail further from the paper than its dark lines:
+    it was judged light on dark and read in the negative.  A close call is settled by the frame's
+    own ink.  A light-on-dark grid stays light on dark."""
+    from kkvision.vision.grid import light_on_dark
+
+    dark, quad = _grey_grid(120, 40, chips)
+    assert not light_on_dark(dark, quad)
+    light, quad = _grey_grid(40, 200, False)
+    assert light_on_dark(light, quad)

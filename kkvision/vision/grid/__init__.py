@@ -50,6 +50,8 @@ SAME_ROW = 0.5  # grids whose heights overlap by this fraction of the shorter on
 POLARITY_SIDE = 200  # a grid's polarity is judged on it warped to a square this big
 POLARITY_TAIL = 2  # ... from the percentiles this far into its darkest and brightest pixels (its ink)
 LIGHT_INK = 1.5  # light-on-dark when the bright tail stands this many times further from the paper than the dark
+POLARITY_SURE = 1.5  # ... surely when this many times more again; nearer, the frame's own ink decides
+POLARITY_FRAME = 0.04  # the frame lies within this much of the side inside the frame's quad
 LOW_CONTRAST = 128  # a picture whose grey levels (but STRETCH_TAILS) span less than this (of 255) is dim or washed
                     # out: a sharp print or screen spans 200 and more, a washed-out photo of a screen 80-120
 STRETCH_TAILS = (0.5, 99.5)  # percentiles taken as black and white when stretching (specks and glare ignored)
@@ -154,7 +156,17 @@ def light_on_dark(gray: np.ndarray, quad: np.ndarray) -> bool:
     h = cv2.getPerspectiveTransform(quad.astype(np.float32), corners)
     patch = cv2.warpPerspective(gray, h, (side, side), flags=cv2.INTER_AREA)
     low, paper, high = np.percentile(patch, [POLARITY_TAIL, 50, 100 - POLARITY_TAIL])
-    return bool(high - paper > LIGHT_INK * max(paper - low, 1.0))
+    light = high - paper > LIGHT_INK * max(paper - low, 1.0)
+    if not light or high - paper > LIGHT_INK * POLARITY_SURE * max(paper - low, 1.0):
+        return bool(light)
+    # a close call (light marks inside the cells, e.g. the label chips of kkvision's own answer
+    # pictures): the frame decides, the one line every grid has all round.  Across a band on the
+    # frame, the pixel farthest from the paper is the frame's ink: brighter than the paper or darker?
+    band = max(2, int(POLARITY_FRAME * side))
+    sides = (patch[:band], patch[-band:], patch[:, :band].T, patch[:, -band:].T)
+    far = np.concatenate([np.take_along_axis(s - paper, np.abs(s - paper).argmax(axis=0)[None], 0)[0]
+                          for s in (x.astype(np.float32) for x in sides)])
+    return bool(np.mean(far > 0) > 0.5)
 
 
 def find_grid(image: np.ndarray) -> tuple[GridGeometry, np.ndarray]:
