@@ -22,6 +22,17 @@ from kkvision.sources import of_bytes
 MAGIC = {".png": b"\x89PNG", ".jpg": b"\xff\xd8\xff"}
 
 
+def solves_one(sc, size: int | None = None) -> None:
+    """The scene holds one KenKen; kkvision finds exactly one puzzle in its file (of `size` when
+    given) and gives the scene's solution."""
+    page = read_source(of_bytes(sc.data, sc.name), Options())
+    assert len(sc.puzzles) == 1 and len(page.outcomes) == 1
+    result = page.outcomes[0].result
+    assert result is not None, page.outcomes[0].error
+    assert size is None or result.geometry.size == size
+    assert tuple(map(tuple, result.solution)) == tuple(map(tuple, sc.puzzles[0].solution))
+
+
 def found(sc) -> int:
     """How many puzzles kkvision finds in the scene's file (0 when it finds no grid)."""
     from kkvision.errors import GridNotFound
@@ -210,12 +221,7 @@ def test_a_block_of_a_dark_kenken_found_as_it_is_waits_for_the_whole_grid_in_the
     3x3 lattice of a block of the 9x9, a part (its lines go on), taken for want of a whole grid
     and refused; the whole 9x9 shows only in the negative.  A look's part waits for the later
     looks to find no whole grid."""
-    sc = scene("app", 54, heldout=True)
-    page = read_source(of_bytes(sc.data, sc.name), Options())
-    assert len(sc.puzzles) == 1 and len(page.outcomes) == 1
-    result = page.outcomes[0].result
-    assert result is not None and result.geometry.size == 9
-    assert tuple(map(tuple, result.solution)) == tuple(map(tuple, sc.puzzles[0].solution))
+    solves_one(scene("app", 54, heldout=True), size=9)
 
 
 def test_a_crossword_alone_is_no_kenken():
@@ -327,12 +333,7 @@ def test_a_frame_seen_in_perspective_that_touches_a_toolbar_is_found():
     lean its top and bottom lines still slope (they converge) and fill no row: a block of two
     cages was found instead.  A frame's top and bottom are also looked for between the ends of
     its two side lines (grid/candidates._upright_rects): the 7x7 solves."""
-    sc = scene("turned", 8, heldout=True)
-    page = read_source(of_bytes(sc.data, sc.name), Options())
-    assert len(sc.puzzles) == 1 and len(page.outcomes) == 1
-    result = page.outcomes[0].result
-    assert result is not None and result.geometry.size == 7
-    assert tuple(map(tuple, result.solution)) == tuple(map(tuple, sc.puzzles[0].solution))
+    solves_one(scene("turned", 8, heldout=True), size=7)
 
 
 @pytest.mark.parametrize("family,seed", [("photo", 19), ("dim", 10)])
@@ -352,7 +353,4 @@ def test_an_ads_sudoku_read_as_a_3x3_before_a_washed_out_kenken_does_not_hide_it
     picture shows the ad's sudoku thumbnail, read as a 3x3 of its boxes (too small to be called a
     sudoku) whose 'labels' (the givens) read as targets no 3x3 has, and refused.  A refused look is
     not the last word: the later look's KenKen solves and is taken."""
-    sc = scene("dim", 39, heldout=True)
-    page = read_source(of_bytes(sc.data, sc.name), Options())
-    assert len(sc.puzzles) == 1 and len(page.outcomes) == 1
-    assert tuple(map(tuple, page.outcomes[0].result.solution)) == tuple(map(tuple, sc.puzzles[0].solution))
+    solves_one(scene("dim", 39, heldout=True))
