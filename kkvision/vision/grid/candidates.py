@@ -128,8 +128,8 @@ def _upright_rects(mask: np.ndarray, min_side: float, most: int) -> tuple[list[n
     long_ = sorted((k for k in range(1, count) if stats[k, 3] >= min_side * short and stats[k, 2] < stats[k, 3] / 4),
                    key=lambda k: stats[k, 3], reverse=True)[:most]
     skew = _skew(labels, stats, long_)
-    lines = [(float(stats[k, 0] + stats[k, 2] / 2), int(stats[k, 1]), int(stats[k, 1] + stats[k, 3])) for k in long_]
-    ends = {line: _ends(labels, stats, k) for line, k in zip(lines, long_)}
+    # (x, top, bottom, component) of each long vertical line
+    lines = [(float(stats[k, 0] + stats[k, 2] / 2), int(stats[k, 1]), int(stats[k, 1] + stats[k, 3]), k) for k in long_]
     out = []
     for i, a in enumerate(lines):
         for b in lines[i + 1:]:
@@ -154,7 +154,7 @@ def _upright_rects(mask: np.ndarray, min_side: float, most: int) -> tuple[list[n
                 out.append(np.asarray([[x0, top], [x1 - 1, top], [x1 - 1, bottom], [x0, bottom]], np.float32))
             elif abs((left[2] - left[1]) - width) <= SQUARE * width:  # a frame seen in perspective: its top and
                 # bottom lines slope (converge) and fill no row, but run between the two lines' ends
-                (ltop, lbottom), (rtop, rbottom) = ends[left], ends[right]
+                (ltop, lbottom), (rtop, rbottom) = _ends(labels, stats, left[3]), _ends(labels, stats, right[3])
                 quad = np.asarray([ltop, rtop, rbottom, lbottom], np.float32)
                 if all(_covered(hor, quad[i], quad[j]) >= FULL for i, j in ((0, 1), (3, 2))):
                     out.append(quad)
