@@ -37,7 +37,7 @@ from .cages import find_cages
 from .clues import clue_for, given_labels, read_cells, read_clues
 from .grid import NO_GRID, find_grid, searches
 from .readers import reader
-from .reading import resolve
+from .reading import resolve, unclued
 from .stages import AsRead, CageLayout, GivenLabel, GridGeometry, Reading, Refusal, Trace, VisionOptions
 
 log = logging.getLogger("kkvision")
@@ -257,8 +257,7 @@ def _clued(trace: Trace) -> float:
     """The share of the cages whose label's first reading is a clue for them (0 when none were read)."""
     if not trace.clues or trace.geometry is None:
         return 0.0
-    n = trace.geometry.size
-    return sum(clue_for(rd.text, rd.cells, n) is not None for rd in trace.clues) / len(trace.clues)
+    return (len(trace.clues) - len(unclued(trace.geometry.size, trace.clues))) / len(trace.clues)
 
 
 def _read_once(geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOptions, trace: Trace,

@@ -214,9 +214,15 @@ def _hopeless(n: int, readings: tuple[ClueReading, ...]) -> ClueUnreadable | Non
     reads mostly nothing; searching every reading of such labels runs to the time limit.)"""
     if any(rd.source == "given" for rd in readings):
         return None  # _given_at_fault may name the given labels instead
-    unclued = [rd for rd in readings if clue_for(rd.text, rd.cells, n) is None]
+    bad = unclued(n, readings)
     allowed = MAX_UNREADABLE * len(readings) + max(1, MAX_OVERRULED * len(readings))
-    return _unreadable(unclued) if len(unclued) > allowed else None
+    return _unreadable(bad) if len(bad) > allowed else None
+
+
+def unclued(n: int, readings: tuple[ClueReading, ...]) -> list[ClueReading]:
+    """The labels whose first reading is no clue for their cage (nothing, or a target its
+    cells cannot make): what a grid read the wrong way round is mostly made of."""
+    return [rd for rd in readings if clue_for(rd.text, rd.cells, n) is None]
 
 
 def _given_at_fault(n: int, readings: tuple[ClueReading, ...], opts: list[list[tuple[Cage | None, int]]],
