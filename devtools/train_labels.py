@@ -359,10 +359,10 @@ def scene(rng: random.Random, designs: dict[str, list[str]], text: str | None = 
                                 (a[0] + (b[0] - a[0]) * f1, a[1] + (b[1] - a[1]) * f1)], fill=(col,) * 3, width=w)
                 else:
                     d.line([a, b], fill=(col,) * 3, width=w)
-    inset, on_outline = 0.0, False
+    gap, inset, on_outline = 0.0, 0.0, False  # where an outline runs, and where inside it a label may start
     if rng.random() < 0.2:
-        gap, w = _outlines(rng, d, s, pad)
-        inset = gap + w  # the label sits inside the outline, or (ON_OUTLINE) on its corner
+        gap, width = _outlines(rng, d, s, pad)
+        inset = gap + width  # the label sits inside the outline, or (ON_OUTLINE) on its corner
         on_outline = rng.random() < ON_OUTLINE
     # the label of the cell, or none
     digits, glyph, truth = random_text(rng) if text is None else (text, "", text)
@@ -380,8 +380,8 @@ def scene(rng: random.Random, designs: dict[str, list[str]], text: str | None = 
     bottom = 0.46 * s
     margin_y = max(thick_w / 2 + inset + 0.01 * s, min(margin_y, bottom - 1.1 * cap))
     if on_outline:  # over the outline's corner, the outline broken round it (killer-sudoku-like apps)
-        margin_x = max(thick_w / 2 + 0.01 * s, inset - w + rng.uniform(-0.03, 0.01) * s)
-        margin_y = max(thick_w / 2 + 0.01 * s, inset - w + rng.uniform(-0.02, 0.03) * s)
+        margin_x = max(thick_w / 2 + 0.01 * s, gap + rng.uniform(-0.03, 0.01) * s)
+        margin_y = max(thick_w / 2 + 0.01 * s, gap + rng.uniform(-0.02, 0.03) * s)
     label_bottom = y0 + margin_y
     if digits or glyph:
         runs = label_runs(rng, digits, glyph, fpath, fsize, designs)
