@@ -105,8 +105,8 @@ def main() -> None:
     rules = sorted({shipped, (0.05, 0.85, 0.85), (0.05, 0.85, 0.5), (0.03, 0.85, 0.5), (0.02, 0.85, 0.0),
                     (0.02, 0.95, 0.5)})
     for rule in rules:
-        called = sum(_surely_other(c.probs[1:c.size + 1], c.right, *rule) for c in wrong)
-        false = sum(_surely_other(c.probs[1:c.size + 1], c.right, *rule) for c in right)
+        called = sum(_surely_other(c.probs[1:NOTES], c.right, c.size, *rule) for c in wrong)
+        false = sum(_surely_other(c.probs[1:NOTES], c.right, c.size, *rule) for c in right)
         mark = " (shipped)" if rule == shipped else ""
         print(f"| {rule[0]:g}, {rule[1]:g}, {rule[2]:g}{mark} | {called}/{len(wrong)} | {false} |")
     nothing = [float(c.probs[0] + c.probs[NOTES]) for c in judged]

@@ -14,12 +14,16 @@ from .vocab import Cell, cell_name
 
 BLANK = 0
 # A cell is wrong when its right digit is at most NOT_RIGHT probable and the other digits at least
-# WRONG_SURE together (written, and not the right digit, at least that surely), the two likeliest of
-# them at least CONCENTRATED (a reading spread thin over many digits is a confused one, never a verdict).
+# WRONG_SURE together (written, and not the right digit, at least that surely: a digit the grid cannot
+# hold, read where the right one is written, counts as not the right one too), the two likeliest of the
+# digits the grid can hold at least CONCENTRATED (a reading spread thin over many digits, or over digits
+# no one writes in that grid, is a confused one, never a verdict).
 # Set on bench/check.py's scenes of seeds 100..159 (bench/check_rules.py), apart from the seeds 0..49 it
 # reports: a right answer in a held-out hand was read 0.028 probable, its two likeliest others 0.9 (so
-# 0.05 with the two likeliest others at 0.85, the rule before, called it wrong); of 234 wrong cells
-# written there both rules call 223, of 3651 right cells this one none.
+# 0.05 with the two likeliest others at 0.85, the rule before, called it wrong); of 232 wrong cells
+# written there this rule calls 225 (the others counted only over the grid's digits: 222), of 3657 right
+# cells none; counting the others over every digit for CONCENTRATED as well called 226 there, but a
+# right 2 of a held-out hand in a 6x6 read 9/1/6/7 on seeds 0..49 wrong.
 NOT_RIGHT = 0.02
 WRONG_SURE = 0.85
 CONCENTRATED = 0.5
@@ -176,7 +180,7 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
             unsure.append((r, c))
         elif solution is not None and p[solution[r][c]] >= SURE:
             grid[r][c] = solution[r][c]
-        elif solution is not None and _surely_other(p[1:n + 1], solution[r][c]):
+        elif solution is not None and _surely_other(p[1:NOTES], solution[r][c], n):
             others = p[1:n + 1].copy()
             others[solution[r][c] - 1] = 0.0
             grid[r][c] = int(others.argmax()) + 1  # surely not the right digit: the likeliest of the others
@@ -187,15 +191,16 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
     return Written(tuple(tuple(row) for row in grid), tuple(unsure), tuple(pencil))
 
 
-def _surely_other(digit_probs: np.ndarray, right: int, not_right: float = NOT_RIGHT,
+def _surely_other(digit_probs: np.ndarray, right: int, size: int, not_right: float = NOT_RIGHT,
                   wrong_sure: float = WRONG_SURE, concentrated: float = CONCENTRATED) -> bool:
-    """Whether a cell surely holds a digit other than the right one: the right digit is at most
-    NOT_RIGHT, the others at least WRONG_SURE together and the two likeliest of them CONCENTRATED
-    (other bounds: bench/check_rules.py weighs the rule's neighbours)."""
-    others = digit_probs.copy()
+    """Whether a cell of a size x size grid surely holds a digit other than the right one, from the
+    reader's probabilities of the digits 1..9: the right digit is at most NOT_RIGHT, the other digits
+    (any of them) at least WRONG_SURE together, and the two likeliest of the grid's digits 1..size
+    CONCENTRATED (other bounds: bench/check_rules.py weighs the rule's neighbours)."""
+    others = np.asarray(digit_probs, dtype=float).copy()
     others[right - 1] = 0.0
     return bool(digit_probs[right - 1] <= not_right and float(others.sum()) >= wrong_sure
-                and float(np.sort(others)[-2:].sum()) >= concentrated)
+                and float(np.sort(others[:size])[-2:].sum()) >= concentrated)
 
 
 def written_answers(picture: np.ndarray, geometry: GridGeometry) -> tuple[Grid, tuple[Cell, ...]]:
