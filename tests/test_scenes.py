@@ -224,6 +224,23 @@ def test_a_block_of_a_dark_kenken_found_as_it_is_waits_for_the_whole_grid_in_the
     solves_one(scene("app", 54, heldout=True), size=9)
 
 
+def test_a_thin_frame_is_traced_on_itself_not_on_the_heavy_outline_inset_just_inside_it():
+    """app-heldout-35 (candy): a thin pink frame, and inside it each cage outlined in heavy dark
+    red a few pixels in, the labels on the outlines' corners.  Tracing the frame took the darkest
+    line near it, the outline: the grid drawn 0.08 of a cell small, its cells' labels misread.
+    Of the lines near a frame's quad that stand out at all, the nearest is the frame."""
+    from kkvision.vision.grid import find_grids
+
+    sc = scene("app", 35, heldout=True)
+    geom, _ = find_grids(cv2.imdecode(np.frombuffer(sc.data, np.uint8), cv2.IMREAD_COLOR))[0]
+    side = 900.0  # the straightened square's side (kkvision.vision.stages.SIDE)
+    found = geom.to_image(np.array([[0, 0], [side, 0], [side, side], [0, side]]))
+    truth = np.array(sc.puzzles[0].corners)
+    cell = float(np.linalg.norm(truth[1] - truth[0])) / geom.size
+    assert np.hypot(*(found - truth).T).max() < 0.06 * cell
+    solves_one(sc, size=7)
+
+
 def test_a_crossword_alone_is_no_kenken():
     import random
 

@@ -45,6 +45,7 @@ BAND_WIDTH = 0.2  # cells: a run of darkness wider than this at its CORE is such
                   # is under 0.1; an app's toolbar, a tinted box, a highlighted row is a fifth of a cell and more)
 CORE = 0.75  # ... its core: where it is this far from the window's median up to its darkest (a line's core is the
              # line; a caption's letters beside a frame line are lighter in the strip's median, a band is flat)
+FRAME_LIKE = 0.3  # a frame line's window: a narrow run at least this fraction of the darkest one may be the frame
 MAX_SHIFT = 0.45  # a fit moving a line more than this many cells is wrong: stay with the frame
 
 
@@ -164,6 +165,23 @@ def _lined(seg: np.ndarray, p: int, q: int, faint: float) -> bool:
     return bool(seg[r] >= faint and seg[a:r].min() < seg[r] > seg[r:b + 1].min())
 
 
+def _nearest_like(look: np.ndarray, wide: np.ndarray, off: int, p: int, at: float, floor: float, top: float,
+                  cell: float) -> int:
+    """Of the narrow runs in a frame line's window standing at least FRAME_LIKE of the darkest one (p), the
+    one nearest where the frame's quad puts the line (`at`): a cage outline inset just inside a thin
+    frame, or labels along it, can stand as dark as the frame in a strip (a dashed outline next to a
+    label), and the quad was found on the frame's whole outline."""
+    best, dist = p, abs(p - at)
+    level = floor + FRAME_LIKE * (top - floor)
+    for i in np.flatnonzero(look >= level):
+        if abs(i - at) >= dist or (0 < i and look[i - 1] > look[i]) or (i + 1 < len(look) and look[i + 1] > look[i]):
+            continue  # farther, or not a peak
+        ca, cb, _ = _peak(wide, int(i) + off, floor + CORE * (float(look[i]) - floor))
+        if cb - ca + 1 <= BAND_WIDTH * cell:
+            best, dist = int(i), abs(i - at)
+    return best
+
+
 def _finds(profiles: np.ndarray, lines: np.ndarray, half: float, cell: float
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """For each line k and strip s: where the profile peaks within `half` px of
@@ -199,6 +217,9 @@ def _finds(profiles: np.ndarray, lines: np.ndarray, half: float, cell: float
             look[max(0, ca - (lo - elo)):max(0, cb + 1 - (lo - elo))] = floor
         if not line or top <= floor:
             continue
+        if k == 0 or k == lines.shape[0] - 1:  # the frame: of like lines, the one nearest the frame's quad
+            p = _nearest_like(look, wide, lo - elo, p, c - lo, floor, top, cell)
+            top = float(look[p])
         level = (top + floor) / 2
         a, b, centre = _peak(seg, p, level)
         rest = look  # without the bands
