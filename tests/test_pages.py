@@ -209,3 +209,37 @@ def test_a_frame_touching_a_rule_on_a_page_scanned_askew_is_a_candidate(angle):
                           turn).reshape(4, 2)
     quads = frame_candidates(askew, page=True)
     assert any(np.abs(q - frame).max() < 8 for q in quads)
+
+
+def _square(n_lines: int, heavy_every: int, text: bool) -> np.ndarray:
+    """A straightened 900 px grid square: n_lines x n_lines cells, every heavy_every-th line heavy,
+    with a label and a big answer digit in each cell when `text`."""
+    import cv2
+
+    sq = np.full((900, 900), 235, np.uint8)
+    step = 900 / n_lines
+    for k in range(n_lines + 1):
+        at, w = int(round(k * step)), 8 if k % heavy_every == 0 else 2
+        sq[:, max(0, at - w // 2):at + w // 2 + 1] = 20
+        sq[max(0, at - w // 2):at + w // 2 + 1, :] = 20
+    if text:
+        for r in range(n_lines):
+            for c in range(n_lines):
+                x, y = int(c * step), int(r * step)
+                cv2.putText(sq, "12+", (x + 12, y + 50), cv2.FONT_HERSHEY_SIMPLEX, 1.3, 20, 3)
+                cv2.putText(sq, str(1 + (r + c) % 3), (x + 110, y + 220), cv2.FONT_HERSHEY_SIMPLEX, 4, 40, 8)
+    return sq
+
+
+def test_a_sudoku_thumbnail_found_as_a_3x3_of_its_boxes_is_a_sudoku_and_a_3x3_kenken_is_not():
+    """An ad's sudoku thumbnail is too small for its cell lines to be judged: its 3x3 boxes come
+    out as a 3x3 grid, its givens read as labels.  Traced in full, each of its cells is crossed by
+    lines at its thirds; a KenKen's cells never are (labels, answers, no lines through them)."""
+    from kkvision.vision.read import is_sudoku
+    from kkvision.vision.stages import GridGeometry, Trace
+
+    geom = GridGeometry(3, ((0, 0), (900, 0), (900, 900), (0, 900)), (0, 300, 600, 900), (0, 300, 600, 900),
+                        homography=np.eye(3))
+    assert is_sudoku(Trace(geometry=geom, square=_square(9, 3, text=False)))
+    assert not is_sudoku(Trace(geometry=geom, square=_square(3, 1, text=True)))
+    assert not is_sudoku(Trace(geometry=geom, square=_square(3, 1, text=False)))

@@ -241,6 +241,15 @@ def test_a_thin_frame_is_traced_on_itself_not_on_the_heavy_outline_inset_just_in
     solves_one(sc, size=7)
 
 
+def test_a_dark_grid_spanning_the_screenshot_is_no_part_of_a_bigger_one_for_the_white_beyond_it():
+    """app-heldout-78 (solarized dark, fresh seeds 60..79): the 4x4's thick frame runs to within
+    5 px of both sides of the screenshot.  Whether its lines go on past the frame was looked at
+    with white beyond the picture's edge, so the dark background next to it stood out as ink, its
+    lines "went on" and the grid was a part; only the keypad's 3x3 was left, and refused.
+    Beyond the edge the picture now goes on as it is at its edge."""
+    solves_one(scene("app", 78, heldout=True), size=4)
+
+
 def test_a_crossword_alone_is_no_kenken():
     import random
 

@@ -33,7 +33,7 @@ from ..solver import time_budget
 from ..vocab import cell_name
 from .agree import agree_with_labels
 from .borders import check_borders
-from .cages import find_cages
+from .cages import darkness, find_cages
 from .clues import clue_for, given_labels, read_cells, read_clues
 from .grid import NO_GRID, find_grid, searches
 from .readers import reader
@@ -46,6 +46,11 @@ SUDOKU_AGREE = 0.9  # share of a grid's inner edges called as a sudoku's box bor
                     # one: 200 random KenKens of each size agreed with a box pattern on at most 0.52 (9x9) to 0.79 (4x4)
 KENKEN_LABELLED = 0.25  # on a page of several grids, one whose cages' first cells hold a label less often
                         # than this (read as empty) is no KenKen: a sudoku's 3x3 boxes, a keypad's keys
+FINER = 3  # a sudoku's 3x3 boxes found as a grid's cells (a thumbnail too small for its cell lines to be
+           # judged): every cell is crossed by lines at its thirds, running the grid's whole length
+FINER_INK = 0.3  # ... a line there darkens (cages.darkness) at least this much within FINER_BAND of its place
+FINER_BAND = 0.04  # ... of a cell, either side
+FINER_SHARE = 0.8  # ... along this share of the grid's length, at this share of the thirds (no KenKen has one)
 CROSSWORD_FILLED = 0.6  # a cell whose middle is this far from the paper towards the ink is filled solid
 CROSSWORD_BLOCKS = (2, 0.05)  # a grid with this many such cells and this share of its cells is a crossword
 CROSSWORD_MIDDLE = 0.3  # a cell's middle: this far in from each side, of the cell (past labels and lines)
@@ -156,8 +161,12 @@ def is_sudoku(trace: Trace) -> bool:
     a whole row's worth of digits, its label the same sum for all.  Or do its
     borders as drawn follow a sudoku's boxes on nearly every edge (a thumbnail's
     box lines partly missed, or a cell line taken for one)?  Judged on the
-    cages alone, so a sudoku with its givens read as labels is known too."""
+    cages alone, so a sudoku with its givens read as labels is known too.  Or
+    are the grid's cells a sudoku's boxes, crossed by its cell lines at their
+    thirds (_finer_lattice)?"""
     layout, geom = trace.drawn, trace.geometry
+    if geom is not None and trace.square is not None and _finer_lattice(trace.square, geom.size):
+        return True
     if layout is None or geom is None or geom.size < MIN_SUDOKU:
         return False
     n = geom.size
@@ -171,6 +180,24 @@ def is_sudoku(trace: Trace) -> bool:
         if agree >= SUDOKU_AGREE * (right.size + down.size):
             return True
     return False
+
+
+def _finer_lattice(square: np.ndarray, n: int) -> bool:
+    """Do lines cross every cell at its thirds, running the grid's whole length
+    (FINER_SHARE of them, along FINER_SHARE of it): a sudoku whose 3x3 boxes
+    were found as the cells of a 3x3 grid?  A KenKen's cells hold labels and
+    answers, never a line through all of them."""
+    dark = darkness(square, n)
+    side = dark.shape[0]
+    cell, band = side / n, max(1, int(FINER_BAND * side / n))
+    lines = 0
+    for k in range(n):
+        for third in range(1, FINER):
+            at = int(round((k + third / FINER) * cell))
+            for strip in (dark[:, max(0, at - band):at + band + 1].max(axis=1),
+                          dark[max(0, at - band):at + band + 1, :].max(axis=0)):
+                lines += float(np.mean(strip >= FINER_INK)) >= FINER_SHARE
+    return lines >= FINER_SHARE * 2 * n * (FINER - 1)
 
 
 def looks_like_kenken(trace: Trace) -> bool:

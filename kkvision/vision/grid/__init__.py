@@ -97,8 +97,11 @@ def _goes_on(small: np.ndarray, quad: np.ndarray, n: int) -> bool:
     pad = int(max(BEYOND[1], PAST_CORNER[1]) * cell) + 2
     dst = np.asarray([[0, 0], [JUDGE_SIDE, 0], [JUDGE_SIDE, JUDGE_SIDE], [0, JUDGE_SIDE]], np.float32) + pad
     H = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    # beyond the picture's edge it goes on as at its edge: a frame at the edge of a screenshot, with a dark
+    # theme's background next to it, must not make that background ink against a white beyond
+    edge = float(np.median(np.concatenate([small[0], small[-1], small[:, 0], small[:, -1]])))
     square = cv2.warpPerspective(small, H, (JUDGE_SIDE + 2 * pad,) * 2, flags=cv2.INTER_LINEAR,
-                                 borderMode=cv2.BORDER_CONSTANT, borderValue=255)
+                                 borderMode=cv2.BORDER_CONSTANT, borderValue=edge)
     t = max(2, JUDGE_SIDE // 150)  # as the judge: close small gaps (dotted, faint lines)
     m = cv2.dilate(ink(square), cv2.getStructuringElement(cv2.MORPH_RECT, (2 * t + 1, 2 * t + 1))) > 0
     a, b = int(BEYOND[0] * cell), int(BEYOND[1] * cell)
