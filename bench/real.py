@@ -20,7 +20,9 @@ seconds are the pipeline's own, in this process (decode to solution, no
 drawing), one picture at a time unless --jobs is given.  The label model
 trains on label crops from half of a folder's pictures (devtools/train_labels.py
 --real): --split heldout scores only the other half; --label-model PATH scores another
-label model file (e.g. one just trained) in place of the shipped models/labels.onnx.
+label model file (e.g. one just trained) in place of the shipped models/labels.onnx, and
+--second-label-model PATH in place of models/labels-second.onnx (asked when the first's reading is
+refused; the same file as --label-model: a model that never saw a real crop, with no help).
 """
 
 from __future__ import annotations
@@ -161,6 +163,12 @@ def table(scores: list[Score], root_of) -> str:  # type: ignore[no-untyped-def]
     return "\n".join(lines)
 
 
+def _use_models(first: Path | None, second: Path | None) -> None:
+    """Read labels with these model files in place of the shipped ones (None: the shipped one)."""
+    nets.use_model(labels.MODEL, first)
+    nets.use_model(labels.SECOND_MODEL, second)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("folders", type=Path, nargs="+")
@@ -174,10 +182,15 @@ def main() -> int:
     ap.add_argument("--fail-on-wrong", action="store_true", help="exit 1 when any answer is WRONG (for CI)")
     ap.add_argument("--label-model", type=Path, metavar="PATH",
                     help="read labels with this ONNX file instead of the shipped models/labels.onnx")
+    ap.add_argument("--second-label-model", type=Path, metavar="PATH",
+                    help="and this one instead of the shipped second label model (models/labels-second.onnx,"
+                         " trained with real crops): the same file as --label-model scores a model that never"
+                         " saw a real crop, alone")
     args = ap.parse_args()
-    if args.label_model:
-        nets.use_model(labels.MODEL, args.label_model)
-        print(f"label model: {args.label_model}", file=sys.stderr)
+    _use_models(args.label_model, args.second_label_model)
+    for what, path in (("label model", args.label_model), ("second label model", args.second_label_model)):
+        if path:
+            print(f"{what}: {path}", file=sys.stderr)
     paths = pictures(args.folders)
     if args.split != "all":
         from devtools.train_labels import real_split
@@ -187,8 +200,8 @@ def main() -> int:
         print("no pictures with a .truth.json beside them", file=sys.stderr)
         return 2
     if args.jobs > 1:
-        with ProcessPoolExecutor(args.jobs, initializer=nets.use_model,
-                                 initargs=(labels.MODEL, args.label_model)) as pool:
+        with ProcessPoolExecutor(args.jobs, initializer=_use_models,
+                                 initargs=(args.label_model, args.second_label_model)) as pool:
             scores = list(pool.map(score, paths, [args.ocr] * len(paths), [args.calibrate] * len(paths)))
     else:
         scores = [score(p, args.ocr, args.calibrate) for p in paths]
