@@ -165,11 +165,17 @@ def is_sudoku(trace: Trace) -> bool:
     are the grid's cells a sudoku's boxes, crossed by its cell lines at their
     thirds (_finer_lattice)?"""
     layout, geom = trace.drawn, trace.geometry
-    if geom is not None and trace.square is not None and _finer_lattice(trace.square, geom.size):
-        return True
-    if layout is None or geom is None or geom.size < MIN_SUDOKU:
+    if geom is None:
         return False
-    n = geom.size
+    if layout is not None and geom.size >= MIN_SUDOKU and _boxes_drawn(layout, geom.size):
+        return True
+    # last, as it measures the square again (the cage tests above reuse what was found)
+    return trace.square is not None and _finer_lattice(trace.square, geom.size)
+
+
+def _boxes_drawn(layout: CageLayout, n: int) -> bool:
+    """Are the cages as drawn n regions of n cells, or do their borders follow a sudoku's boxes
+    on SUDOKU_AGREE of the edges?"""
     if all(len(cage) == n for cage in layout.cages):
         return True
     right, down = np.asarray(layout.right_thick)[:, :-1], np.asarray(layout.down_thick)[:-1, :]
