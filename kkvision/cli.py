@@ -328,6 +328,11 @@ def _stop(executor: ProcessPoolExecutor) -> None:
         proc.terminate()
     for proc in processes:
         proc.join(5)
+    # the pool's manager thread closes its wake-up pipe as it ends; at exit the stdlib writes to that
+    # pipe unless closed, so exit must not race the closing (a traceback, "Bad file descriptor")
+    manager = getattr(executor, "_executor_manager_thread", None)  # the stdlib keeps it there
+    if manager is not None:
+        manager.join(5)
 
 
 def _show(args: argparse.Namespace, rec: dict[str, Any], several: bool) -> None:
