@@ -38,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from devtools.scenes import FAMILIES, scene  # noqa: E402
+from devtools.scenes import FAMILIES, Scene, scene  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
 from kkvision.pipeline import Options, Outcome, read_source  # noqa: E402
 from kkvision.sources import of_bytes  # noqa: E402
@@ -83,8 +83,14 @@ def _worker_init(label_model: Path | None = None) -> None:
 
 def run_one(family: str, seed: int, heldout: bool, keep: bool) -> Score:
     """One scene rendered, read by kkvision as a user's file, and scored against its truth."""
-    sc = scene(family, seed, heldout=heldout)
-    score = Score(family, "heldout" if heldout else "train", seed, sc.theme, sc.name, sc.notes, len(sc.puzzles))
+    return score_scene(scene(family, seed, heldout=heldout), keep)
+
+
+def score_scene(sc: Scene, keep: bool, group: str | None = None) -> Score:
+    """A scene read by kkvision as a user's file and scored against its truth (group: its table row, the
+    scene's family unless given)."""
+    score = Score(group or sc.family, "heldout" if sc.heldout else "train", sc.seed, sc.theme, sc.name, sc.notes,
+                  len(sc.puzzles))
     truth = [t.solution for t in sc.puzzles]
     t0 = time.perf_counter()
     outcomes: tuple[Outcome, ...] = ()
@@ -129,8 +135,8 @@ def run_one(family: str, seed: int, heldout: bool, keep: bool) -> Score:
     return score
 
 
-def table(scores: list[Score]) -> str:
-    """A markdown table: a row per family and split, then each split's and the whole total."""
+def table(scores: list[Score], families: tuple[str, ...] = FAMILIES) -> str:
+    """A markdown table: a row per family (or other group) and split, then each split's and the whole total."""
     groups: dict[tuple[str, str], list[Score]] = defaultdict(list)
     for s in scores:
         groups[(s.family, s.split)].append(s)
@@ -139,7 +145,7 @@ def table(scores: list[Score]) -> str:
         groups[("all", "both")] = list(scores)
     head = "| family | split | scenes | puzzles | count right | solved | WRONG | refused (exit:n) | s/scene |"
     lines = [head, "|" + "---|" * 9]
-    order = [(f, sp) for f in FAMILIES for sp in ("train", "heldout")] + [("all", "train"), ("all", "heldout"),
+    order = [(f, sp) for f in families for sp in ("train", "heldout")] + [("all", "train"), ("all", "heldout"),
                                                                          ("all", "both")]
     for key in order:
         if key not in groups:

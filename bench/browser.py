@@ -1,0 +1,70 @@
+"""kkvision on KenKen web pages drawn by Chromium (devtools/browser_scenes.py): a renderer that no
+model and no other scene of this project uses, so a source held out by construction.
+
+    .venv/bin/python bench/browser.py [--count 50] [--seed 0] [--jobs 2] [--split both]
+                                      [--fails] [--save DIR] [--label-model PATH]
+
+Renders `count` pages per split (seeds seed..seed+count-1; 'train' pages label their cages in
+faces the label models saw, drawn by another renderer, 'heldout' pages only in faces they never
+saw), one Chromium for all, then reads each page's screenshot as a user's file (PNG or JPEG)
+in a pool of --jobs workers, and scores it as bench/scenes.py does (count right, solved,
+WRONG, refused by exit code, seconds of reading and solving a page).  Rows are the
+page's structure: an HTML table, a CSS grid with gaps, an SVG, a canvas.
+Needs the serve extra (Playwright) and Chromium from the system's packages (scripts/setup.sh).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.scenes import Score, _worker_init, score_scene, table  # noqa: E402
+from devtools.browser_scenes import STRUCTURES, render  # noqa: E402
+
+
+def _score(args: tuple) -> Score:
+    sc, keep = args
+    return score_scene(sc, keep, group=sc.theme)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--count", type=int, default=50, help="pages per split")
+    ap.add_argument("--seed", type=int, default=0, help="the first page's seed")
+    ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
+    ap.add_argument("--split", default="both", choices=("train", "heldout", "both"))
+    ap.add_argument("--fails", action="store_true", help="list each failing page and why")
+    ap.add_argument("--save", type=Path, help="write failing pages' pictures (and truths) here")
+    ap.add_argument("--label-model", type=Path, metavar="PATH",
+                    help="score this label model file in place of the shipped one")
+    args = ap.parse_args()
+    if args.label_model is not None and not args.label_model.is_file():
+        ap.error(f"no model file {args.label_model}")
+    splits = {"train": [False], "heldout": [True], "both": [False, True]}[args.split]
+    t0 = time.perf_counter()
+    scenes = [sc for h in splits for sc in render(range(args.seed, args.seed + args.count), heldout=h)]
+    drawn = time.perf_counter() - t0
+    scores: list[Score] = []
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs), initializer=_worker_init,
+                             initargs=(args.label_model,)) as pool:
+        for s in pool.map(_score, [(sc, args.save is not None) for sc in scenes]):
+            scores.append(s)
+            if args.fails and not s.ok:
+                print(f"FAIL {s.name} {' '.join(s.notes)}: " + "; ".join(s.why), file=sys.stderr)
+            if args.save and s.data is not None:
+                args.save.mkdir(parents=True, exist_ok=True)
+                (args.save / s.name).write_bytes(s.data)
+                (args.save / (s.name + ".truth.txt")).write_text(s.truth + "\n".join(s.why) + "\n")
+    print(table(scores, STRUCTURES))
+    print(f"\n{len(scores)} pages drawn in {drawn:.0f} s, read in {time.perf_counter() - t0 - drawn:.0f} s with "
+          f"{args.jobs} job(s); seeds {args.seed}..{args.seed + args.count - 1}")
+
+
+if __name__ == "__main__":
+    main()
