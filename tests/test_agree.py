@@ -1,5 +1,7 @@
 """Stage 2b: cage borders mended to agree with where the labels are."""
 
+import dataclasses
+
 import numpy as np
 
 from kkvision.vision.agree import agree_with_labels
@@ -54,3 +56,33 @@ def test_a_layout_that_agrees_is_left_alone():
     lay = layout(3, [(0, 0), (1, 0), (2, 0)], [])
     labels = {(0, 0): "6+", (0, 1): "6+"}
     assert agree_with_labels(lay, cells(3, labels)) is lay
+
+
+def test_of_two_splits_of_the_ink_the_one_the_labels_agree_with_is_taken():
+    # 3x3, rows are cages.  The first split also called the (faint) cell lines inside row 1 borders:
+    # B1 and C1 start no label, so agreeing would open them; the other split needs no change.
+    split_low = layout(3, [(0, 0), (0, 1)], [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)])
+    split_high = layout(3, [], [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)])
+    labels = {(0, 0): "6*", (1, 0): "6*", (2, 0): "6*"}  # (a label that fits two cells or three)
+    both = dataclasses.replace(split_low, other=split_high)
+    chosen = agree_with_labels(both, cells(3, labels))
+    assert chosen.cages == split_high.cages and chosen.changed == ()
+    # and the first split stands when the labels agree with it (a tie goes to it too)
+    labels = {(0, 0): "1", (0, 1): "2", (0, 2): "3", (1, 0): "6*", (2, 0): "6*"}
+    assert agree_with_labels(both, cells(3, labels)).cages == split_low.cages
+
+
+def test_a_layout_mended_across_the_grid_is_refused_not_trusted():
+    import pytest
+
+    from kkvision.errors import UncertainReading
+    from kkvision.vision.read import MAX_AGREED, MIN_AGREED, _mended_too_much
+
+    lay = layout(7, [], [])
+    edges = [BorderChange((r, c), (r, c + 1), True) for r in range(7) for c in range(6)]
+    allowed = int(max(MIN_AGREED, MAX_AGREED * 84))  # 8 of a 7x7's 84 inner edges
+    _mended_too_much(dataclasses.replace(lay, changed=tuple(edges[:allowed])))
+    with pytest.raises(UncertainReading, match=f"{allowed + 1} of the 84 lines") as err:
+        _mended_too_much(dataclasses.replace(lay, changed=tuple(edges[:allowed + 1])))
+    assert err.value.cells[:2] == ((0, 0), (0, 1))
+    _mended_too_much(dataclasses.replace(layout(3, [], []), changed=tuple(edges[:MIN_AGREED])))  # a 3x3: 3 may

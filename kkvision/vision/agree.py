@@ -27,7 +27,17 @@ EMPTY_SURE = 0.9  # a cage's first cell the reader finds empty this surely start
 
 def agree_with_labels(layout: CageLayout, cells: dict[Cell, LabelReading]) -> CageLayout:
     """The layout with borders changed, where needed, so that each cage's
-    label is in its first cell and no other cell of it holds one."""
+    label is in its first cell and no other cell of it holds one.  When the
+    lines' ink allowed another split (layout.other), the one of the two that
+    needs fewer changes (the first on a tie)."""
+    agreed = _agree(layout, cells)
+    if layout.other is None:
+        return agreed
+    other = _agree(layout.other, cells)
+    return other if len(other.changed) < len(agreed.changed) else agreed
+
+
+def _agree(layout: CageLayout, cells: dict[Cell, LabelReading]) -> CageLayout:
     n = len(layout.right_thick)
     right, down = np.array(layout.right_thick), np.array(layout.down_thick)
     starts = {cell for cell, rd in cells.items() if rd.has_label >= LABEL_SURE}

@@ -17,6 +17,8 @@ digit) adds nothing.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 
@@ -178,6 +180,13 @@ def _split(values: np.ndarray, solid: np.ndarray | None = None) -> float:
     borders, and a heavy highlight on top), the cell lines are the lightest kind
     -- when the middle kind is unbroken lines (`solid`: per value, the share of
     its edge that is line), not dashes of a dotted line caught between gaps."""
+    return _splits(values, solid)[0]
+
+
+def _splits(values: np.ndarray, solid: np.ndarray | None = None) -> tuple[float, float | None]:
+    """_split's threshold, and when it took the lightest of three kinds as the cell lines, Otsu's
+    threshold too (the middle kind may be cell lines as well: hairlines some of which the screen
+    dropped, beside heavy cage borders); None otherwise."""
     order = np.argsort(values)
     v = np.log(values[order] + 0.5)
     whole = np.ones(len(v)) if solid is None else np.asarray(solid)[order]
@@ -185,14 +194,15 @@ def _split(values: np.ndarray, solid: np.ndarray | None = None) -> float:
     lo, hi = v[: i + 1], v[i + 1:]
     spread = max(1e-3, float(np.sqrt((lo.var() * len(lo) + hi.var() * len(hi)) / len(v))))
     if v[-1] - v[0] < np.log(ALIKE) and hi.mean() - lo.mean() < SEPARATE * spread:
-        return float(np.exp(v[-1]) + 1)  # one kind of line only: call them all thin
+        return float(np.exp(v[-1]) + 1), None  # one kind of line only: call them all thin
+    otsu = float(np.exp((v[i] + v[i + 1]) / 2) - 0.5)
     lower = v[: i + 1]
     if len(lower) >= 4:
         j = _otsu(lower)
         if (lower[j + 1] - lower[j] >= np.log(KINDS_GAP) and whole[j + 1: i + 1].min() >= SOLID
                 and j + 1 >= KIND_SHARE * len(v)):
-            i = j
-    return float(np.exp((v[i] + v[i + 1]) / 2) - 0.5)
+            return float(np.exp((v[j] + v[j + 1]) / 2) - 0.5), otsu
+    return otsu, None
 
 
 def group(n: int, right: np.ndarray, down: np.ndarray) -> list[list[Cell]]:
@@ -213,16 +223,24 @@ def find_cages(square: np.ndarray, geom: GridGeometry) -> tuple[CageLayout, np.n
     values = np.concatenate([ink_r[:, :-1].ravel(), ink_d[:-1, :].ravel()])
     solid = np.array([edges_r[r][c][1] for r in range(n) for c in range(n - 1)]
                      + [edges_d[r][c][1] for r in range(n - 1) for c in range(n)])
-    thr = _split(values, solid)
+    thr, other = _splits(values, solid)
+    layout = _layout(n, ink_r, ink_d, thr)
+    if other is not None:
+        layout = replace(layout, other=_layout(n, ink_r, ink_d, other))
+    return layout, dark
+
+
+def _layout(n: int, ink_r: np.ndarray, ink_d: np.ndarray, thr: float) -> CageLayout:
+    """The cages when every edge of more ink than thr is a border."""
     right, down = ink_r > thr, ink_d > thr
     right[:, -1] = True
     down[-1, :] = True
     cages = tuple(tuple(g) for g in group(n, right, down))
+
     def margin(ink: np.ndarray) -> tuple[tuple[float, ...], ...]:
         return tuple(tuple(float(abs(np.log(v + 0.5) - np.log(thr + 0.5))) for v in row) for row in ink)
 
-    layout = CageLayout(cages, rows(right), rows(down), float(thr), margin(ink_r), margin(ink_d))
-    return layout, dark
+    return CageLayout(cages, rows(right), rows(down), float(thr), margin(ink_r), margin(ink_d))
 
 
 def rows(a: np.ndarray) -> tuple[tuple[bool, ...], ...]:

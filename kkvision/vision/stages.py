@@ -242,6 +242,9 @@ class CageLayout:
     right_margin: tuple[tuple[float, ...], ...] = ()
     down_margin: tuple[tuple[float, ...], ...] = ()
     changed: tuple[BorderChange, ...] = ()  # borders changed to agree with the labels (agree.py)
+    # the layout of the other split the lines' ink allows, when it falls into three kinds (cages._splits):
+    # which split is right is told by where the labels are (agree.agree_with_labels)
+    other: CageLayout | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
