@@ -192,6 +192,51 @@ def test_the_second_label_model_is_not_asked_when_the_first_reads_the_grid(sampl
     assert not any("second label model" in note for note in result.notes)
 
 
+def test_a_mixture_of_readings_averages_each_text_over_the_models():
+    from kkvision.vision.stages import LabelReading
+
+    first = [LabelReading((("5+", 0.9), ("6+", 0.1))), LabelReading((("", 1.0),))]
+    second = [LabelReading((("6+", 0.7), ("5+", 0.2))), LabelReading((("3", 0.6), ("", 0.4)))]
+    mixed = labels.mixture(first, second)
+    assert mixed[0].texts == (("5+", pytest.approx(0.55)), ("6+", pytest.approx(0.4)))
+    assert mixed[1].texts == (("", pytest.approx(0.7)), ("3", pytest.approx(0.3)))
+    assert mixed[1].has_label == pytest.approx(0.3)
+
+
+def test_both_label_models_together_read_a_grid_neither_reads_alone(samples, monkeypatch):
+    """Each model misreads half of the labels (a digit off, surely), a different half, and is unsure of
+    them: neither alone gives an answer, and the grid would be turned.  Their readings as one
+    (labels.mixture) do, upright, and the answer says so."""
+    from kkvision.pipeline import Options, read_source
+    from kkvision.sources import of_bytes
+    from kkvision.vision.stages import LabelReading
+
+    real = labels.read_labels
+    calls: list[str] = []
+
+    def half_blind(gray, boxes, model=None):
+        model = model or labels.MODEL
+        calls.append(model)
+        lost = 0 if model == labels.MODEL else 1
+
+        def misread(text: str) -> str:
+            digits = text.rstrip("+-*/")
+            return str(int(digits) + 1) + text[len(digits):]
+
+        return [LabelReading(((misread(rd.best), 0.6), (rd.best, 0.4))) if k % 2 == lost and rd.best else rd
+                for k, rd in enumerate(real(gray, boxes, model))]
+
+    monkeypatch.setattr(labels, "read_labels", half_blind)
+    page = read_source(of_bytes((samples / "photo-6x6.jpg").read_bytes(), "photo-6x6.jpg"), Options())
+    result = page.outcomes[0].result
+    assert result is not None, page.outcomes[0].error
+    assert calls[:4] == [labels.MODEL, labels.SECOND_MODEL, labels.MODEL, labels.SECOND_MODEL]
+    assert any("both label models together" in note for note in result.notes)
+    assert not any("on its side" in note for note in result.notes)
+    expected = __import__("json").loads((samples / "photo-6x6.expected.json").read_text())["solution"]
+    assert [list(r) for r in result.solution] == expected
+
+
 def test_the_second_label_model_ships_with_the_package():
     from importlib.resources import files
 

@@ -179,6 +179,20 @@ def read_labels(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, fl
     return tall if _sureness(tall) > _sureness(usual) + TALL_GAIN else usual
 
 
+def mixture(*readings: list[LabelReading]) -> list[LabelReading]:
+    """Each cell's readings by several models as one: each text's probability the mean of the models'
+    (a text a model did not list counts 0 there), most probable first.  Where the models disagree the
+    texts share the probability, and the reading stage weighs them by which gives a puzzle."""
+    out = []
+    for cell in zip(*readings):
+        texts: dict[str, float] = {}
+        for rd in cell:
+            for text, p in rd.texts:
+                texts[text] = texts.get(text, 0.0) + p / len(cell)
+        out.append(LabelReading(tuple(sorted(texts.items(), key=lambda tp: -tp[1]))))
+    return out
+
+
 def _read(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, float]], scale: tuple[float, float],
           model: str | None = None) -> tuple[list[np.ndarray], list[LabelReading]]:
     crops = list(label_crops(gray, cell_boxes, scale))

@@ -36,7 +36,7 @@ from .borders import check_borders
 from .cages import darkness, find_cages
 from .clues import clue_for, given_labels, read_cells, read_clues
 from .grid import NO_GRID, find_grid, searches
-from .readers import reader
+from .readers import BOTH, reader
 from .reading import resolve, unclued
 from .stages import AsRead, CageLayout, GivenLabel, GridGeometry, Reading, Refusal, Trace, VisionOptions
 
@@ -60,6 +60,13 @@ CROSSWORD_MIDDLE = 0.3  # a cell's middle: this far in from each side, of the ce
 # pictures changed at most 4 of a grid's 144 edges (3%); a browser-drawn page read wrong, 13 of 84 (15%).
 MAX_AGREED = 0.1
 MIN_AGREED = 3
+# Before a grid refused upright is turned, its labels are read again: by the second label model, then by
+# both models together (labels.mixture: where they disagree, the reading stage weighs both texts).
+UPRIGHT_RETRIES: tuple[tuple[bool | str, str], ...] = (
+    (True, "the labels were read by the second label model (the first could not read them as a puzzle)"),
+    (BOTH, "the labels were read by both label models together (neither alone could read them as a puzzle)"))
+BOTH_CLUED = 0.5  # ... both together only when one of them read at least this share of the cages' labels as
+                  # clues for them (a grid on its side reads as nothing much: it is turned at once)
 TURNS = (1, 2, 3)  # quarter turns of the square tried when the labels cannot be read upright
 # refusals that a turned picture gives upright (its labels read as nothing, or as other numbers)
 TURN_WHEN = (ClueUnreadable, Unsolvable, UncertainReading, Ambiguous, LabelNotACage)
@@ -248,16 +255,19 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
             try:
                 return _read_once(geom, square, name, opts, trace)
             except TURN_WHEN as upright:
-                second = Trace()
-                try:
-                    reading = _read_once(geom, square, name, opts, second, second_model=True, drawn=trace.drawn)
-                except KkvisionError:
-                    pass
-                else:
+                tries = [trace]
+                for model, note in UPRIGHT_RETRIES:
+                    if model == BOTH and max(map(_clued, tries)) < BOTH_CLUED:
+                        continue  # neither model read the labels as clues: a grid on its side, for the turns
+                    second = Trace()
+                    tries.append(second)
+                    try:
+                        reading = _read_once(geom, square, name, opts, second, second_model=model, drawn=trace.drawn)
+                    except KkvisionError:
+                        continue
                     trace.__dict__.update(second.__dict__)
-                    log.info("%s: read by the second label model", name)
-                    return replace(reading, notes=("the labels were read by the second label model (the first"
-                                                   " could not read them as a puzzle)",) + reading.notes)
+                    log.info("%s: %s", name, note)
+                    return replace(reading, notes=(note,) + reading.notes)
                 found, tried = [], []
                 for k in TURNS:
                     turned = Trace()
@@ -300,7 +310,7 @@ def _clued(trace: Trace) -> float:
 
 
 def _read_once(geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOptions, trace: Trace,
-               second_model: bool = False, drawn: CageLayout | None = None) -> Reading:
+               second_model: bool | str = False, drawn: CageLayout | None = None) -> Reading:
     """The grid read one way round: cages (`drawn`: as found already, the same
     way round), labels (by the second label model when `second_model`), the
     reading and its answer."""

@@ -23,6 +23,7 @@ from .stages import Box, ClueReading, LabelReading
 TESSERACT_RIGHT = 0.75  # how often tesseract's digits are the label's (its likelihood as a witness)
 DIGIT_STRINGS = 20  # the digit strings tesseract is taken to confuse among, for its error likelihood
 NEW_TEXT_SHARE = 0.5  # of the network's leftover probability, what a tesseract-only text may take
+BOTH = "both"  # reader(..., second=BOTH): both label models' readings as one
 
 
 class LabelReader(Protocol):
@@ -40,17 +41,20 @@ class LabelReader(Protocol):
 
 class NetworkReader:
     """The shipped label network, run by OpenCV's dnn module (`second`: the
-    second label model, asked when the first one's reading is refused)."""
+    second label model, asked when the first one's reading is refused; 'both':
+    the two models' readings as one, labels.mixture, asked when each alone is refused)."""
 
     name = "model"
 
-    def __init__(self, second: bool = False) -> None:
+    def __init__(self, second: bool | str = False) -> None:
         self.processes = 0
         self.second = second
 
     def read_cells(self, square: np.ndarray, boxes: list[Box]) -> list[LabelReading]:
-        from .labels import MODEL, SECOND_MODEL, read_labels
+        from .labels import MODEL, SECOND_MODEL, mixture, read_labels
 
+        if self.second == BOTH:
+            return mixture(read_labels(square, boxes, MODEL), read_labels(square, boxes, SECOND_MODEL))
         return read_labels(square, boxes, SECOND_MODEL if self.second else MODEL)
 
     def confirm(self, square: np.ndarray, boxes: list[Box], clues: list[ClueReading]) -> list[ClueReading]:
@@ -75,9 +79,9 @@ class TesseractWitness(NetworkReader):
 READERS: dict[str, type[NetworkReader]] = {cls.name: cls for cls in (NetworkReader, TesseractWitness)}
 
 
-def reader(name: str, second: bool = False) -> LabelReader:
+def reader(name: str, second: bool | str = False) -> LabelReader:
     """A fresh reader of that name (vocab.LABEL_READERS, or an older alias),
-    with the second label model when `second`."""
+    with the second label model when `second` (both models when BOTH)."""
     return READERS[READER_ALIASES.get(name, name)](second)
 
 
