@@ -243,3 +243,30 @@ def test_a_sudoku_thumbnail_found_as_a_3x3_of_its_boxes_is_a_sudoku_and_a_3x3_ke
     assert is_sudoku(Trace(geometry=geom, square=_square(9, 3, text=False)))
     assert not is_sudoku(Trace(geometry=geom, square=_square(3, 1, text=True)))
     assert not is_sudoku(Trace(geometry=geom, square=_square(3, 1, text=False)))
+
+
+@pytest.mark.parametrize("light_on_dark", [False, True])
+def test_cage_fills_of_a_few_shades_are_no_crossword_blocks_and_solid_cells_are(light_on_dark):
+    """A dark theme's cages filled in shades a little apart (a page Chromium drew: 8x8 on a dark
+    canvas) was left out as a crossword: the test looked at its square turned back to dark paper,
+    where the shades spread as far as its ink.  The square is dark ink on light paper either way
+    (GridGeometry.square turns a dark theme's negative); cells filled solid are blocks either way."""
+    from kkvision.vision.read import is_crossword
+    from kkvision.vision.stages import GridGeometry, Trace
+
+    n, step = 8, 900 / 8
+    lines = tuple(k * step for k in range(n + 1))
+    geom = GridGeometry(n, ((0, 0), (900, 0), (900, 900), (0, 900)), lines, lines, homography=np.eye(3),
+                        light_on_dark=light_on_dark)
+    square = np.full((900, 900), 215, np.uint8)
+    for r in range(n):
+        for c in range(n):
+            square[int(r * step):int((r + 1) * step), int(c * step):int((c + 1) * step)] = 202 + 13 * ((r * 3 + c) % 2)
+    for k in range(n + 1):
+        at = int(round(k * step))
+        square[:, max(0, at - 3):at + 4] = 20
+        square[max(0, at - 3):at + 4, :] = 20
+    assert not is_crossword(Trace(geometry=geom, square=square))
+    for r, c in ((1, 2), (4, 5), (6, 0), (2, 7), (7, 3)):
+        square[int(r * step) + 4:int((r + 1) * step) - 3, int(c * step) + 4:int((c + 1) * step) - 3] = 25
+    assert is_crossword(Trace(geometry=geom, square=square))

@@ -152,10 +152,9 @@ def is_crossword(trace: Trace) -> bool:
     """Are some of the grid's cells filled solid with ink: a crossword's blocks?  No KenKen
     has one (a selected or highlighted cell is a light tint; an answer or a label leaves
     most of a cell's middle paper).  Its clue numbers read like hidden-operator labels."""
-    geom, square = trace.geometry, trace.square
-    if geom is None or square is None:
+    geom, gray = trace.geometry, trace.square  # ink dark on light paper (a dark theme's square is its negative)
+    if geom is None or gray is None:
         return False
-    gray = 255 - square if geom.light_on_dark else square
     n = geom.size
     middles = []
     for r in range(n):
