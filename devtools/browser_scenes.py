@@ -34,6 +34,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from devtools.generate import random_puzzle
+from devtools.scene_board import Corners
 from devtools.scenes import Scene, Truth
 from kkvision.puzzle import Grid, Puzzle
 from kkvision.vocab import Cell
@@ -60,6 +61,7 @@ DARK = {"bg": ("#121212", "#1e1e1e", "#0d1117", "#222831", "#101820"),
         "thin": ("#555555", "#444444", "#666666", "#3a4a5a"),
         "fills": ("#2a2438", "#1f3a2a", "#1a2a44", "#3a2a1a", "#2a3a3a")}
 MIN_LABEL = 9  # CSS px: the smallest label font a site uses (browsers' own minimum font size is 6..10 px)
+PHOTO = 0.25  # share of pages photographed off the screen rather than screenshot
 ANSWER = 0.5  # a typed answer's font size, share of the cell: set low in the cell, clear of a label
 WORDS = ("each cage shows a target and an operator fill the grid so that every row and column holds "
          "each digit once today's puzzle difficulty medium tap a cell then a number").split()
@@ -344,6 +346,26 @@ def _draw(rng: random.Random, seed: int, heldout: bool) -> tuple[Look, Puzzle, G
     return look, puzzle, solution, _page(rng, look, board, n)
 
 
+def _photographed(shot: bytes, corners: Corners, rng: random.Random) -> tuple[bytes, Corners]:
+    """A phone's photo of the screen showing the page, framed round the board (devtools.scene_parts.camera:
+    the screen's pixel grid, perspective, light, blur, noise), as a JPEG."""
+    import cv2
+    import numpy as np
+
+    from devtools import scene_parts as parts
+
+    picture = cv2.cvtColor(cv2.imdecode(np.frombuffer(shot, np.uint8), cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+    h, w = picture.shape[:2]
+    (x0, y0), (x1, y1) = corners[0], corners[2]
+    m = (x1 - x0) * rng.uniform(0.1, 0.5)
+    cx0, cy0, cx1, cy1 = int(max(0, x0 - m)), int(max(0, y0 - m)), int(min(w, x1 + m)), int(min(h, y1 + m))
+    part = np.ascontiguousarray(picture[cy0:cy1, cx0:cx1])
+    moved = tuple((x - cx0, y - cy0) for x, y in corners)
+    size = rng.choice([(1200, 1600), (1536, 2048), (1080, 1440), (1600, 1200)])
+    photo, (seen,) = parts.camera(part, rng, [moved], True, size, whole=False)
+    return parts.encode(photo, ".jpg", rng.randint(50, 92)), tuple(seen)
+
+
 def chromium() -> str | None:
     return next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
 
@@ -375,10 +397,16 @@ def render(seeds: Iterable[int], heldout: bool = False) -> Iterator[Scene]:
                 assert box is not None, "the board is drawn"
                 d = look.dpr
                 x0, y0, x1, y1 = box["x"] * d, box["y"] * d, (box["x"] + box["width"]) * d, (box["y"] + box["height"]) * d
-                truth = Truth(puzzle, solution, ((x0, y0), (x1, y0), (x1, y1), (x0, y1)))
+                corners = ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
                 notes = (look.structure, look.face, f"w{look.weight}", f"label{look.label:.2f}", f"cell{look.cell}",
                          f"dpr{look.dpr}", "dark" if look.dark else "light", f"answers{look.answers}")
-                yield Scene(FAMILY, look.structure, seed, heldout, shot, ".jpg" if look.jpeg else ".png",
-                            (truth,), notes)
+                ext = ".jpg" if look.jpeg else ".png"
+                # photographed off the screen: from a stream of its own, so the pages' other draws stay
+                camera = random.Random(f"kkvision-browser-photo:{seed}:{int(heldout)}")
+                if camera.random() < PHOTO:
+                    shot, corners = _photographed(shot, corners, camera)
+                    ext, notes = ".jpg", notes + ("screen-photo",)
+                yield Scene(FAMILY, look.structure, seed, heldout, shot, ext, (Truth(puzzle, solution, corners),),
+                            notes)
         finally:
             browser.close()
