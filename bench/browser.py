@@ -16,6 +16,7 @@ Needs the serve extra (Playwright) and Chromium from the system's packages (scri
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import sys
 import time
@@ -51,8 +52,10 @@ def main() -> None:
     scenes = [sc for h in splits for sc in render(range(args.seed, args.seed + args.count), heldout=h)]
     drawn = time.perf_counter() - t0
     scores: list[Score] = []
-    with ProcessPoolExecutor(max_workers=max(1, args.jobs), initializer=_worker_init,
-                             initargs=(args.label_model,)) as pool:
+    # spawned, not forked: this process ran Chromium's driver threads and OpenCV's (a photographed page),
+    # and a fork of a process with threads can deadlock in a lock one of them held
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs), initializer=_worker_init, initargs=(args.label_model,),
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
         for s in pool.map(_score, [(sc, args.save is not None) for sc in scenes]):
             scores.append(s)
             if args.fails and not s.ok:
