@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.scenes import Score, _worker_init, score_scene, table  # noqa: E402
+from bench.scenes import Score, _worker_init, score_scene, table, tell  # noqa: E402
 from devtools.browser_scenes import STRUCTURES, render  # noqa: E402
 
 
@@ -58,12 +58,7 @@ def main() -> None:
                              mp_context=multiprocessing.get_context("spawn")) as pool:
         for s in pool.map(_score, [(sc, args.save is not None) for sc in scenes]):
             scores.append(s)
-            if args.fails and not s.ok:
-                print(f"FAIL {s.name} {' '.join(s.notes)}: " + "; ".join(s.why), file=sys.stderr)
-            if args.save and s.data is not None:
-                args.save.mkdir(parents=True, exist_ok=True)
-                (args.save / s.name).write_bytes(s.data)
-                (args.save / (s.name + ".truth.txt")).write_text(s.truth + "\n".join(s.why) + "\n")
+            tell(s, args.fails, args.save)
     print(table(scores, STRUCTURES))
     print(f"\n{len(scores)} pages drawn in {drawn:.0f} s, read in {time.perf_counter() - t0 - drawn:.0f} s with "
           f"{args.jobs} job(s); seeds {args.seed}..{args.seed + args.count - 1}")

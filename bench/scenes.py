@@ -162,6 +162,16 @@ def table(scores: list[Score], families: tuple[str, ...] = FAMILIES) -> str:
     return "\n".join(lines)
 
 
+def tell(s: Score, fails: bool, save: Path | None) -> None:
+    """--fails: a failing scene and why, on stderr; --save DIR: its picture and truth written there."""
+    if fails and not s.ok:
+        print(f"FAIL {s.name} {' '.join(s.notes)}: " + "; ".join(s.why), file=sys.stderr)
+    if save and s.data is not None:
+        save.mkdir(parents=True, exist_ok=True)
+        (save / s.name).write_bytes(s.data)
+        (save / (s.name + ".truth.txt")).write_text(s.truth + "\n".join(s.why) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", type=int, default=20, help="scenes per family and split")
@@ -188,12 +198,7 @@ def main() -> None:
                              initargs=(args.label_model,)) as pool:
         for s in pool.map(run_one, *zip(*jobs)):
             scores.append(s)
-            if args.fails and not s.ok:
-                print(f"FAIL {s.name} {' '.join(s.notes)}: " + "; ".join(s.why), file=sys.stderr)
-            if args.save and s.data is not None:
-                args.save.mkdir(parents=True, exist_ok=True)
-                (args.save / s.name).write_bytes(s.data)
-                (args.save / (s.name + ".truth.txt")).write_text(s.truth + "\n".join(s.why) + "\n")
+            tell(s, args.fails, args.save)
     print(table(scores))
     print(f"\n{len(scores)} scenes in {time.perf_counter() - t0:.0f} s with {args.jobs} job(s); seeds "
           f"{args.seed}..{args.seed + args.count - 1}")
