@@ -28,6 +28,7 @@ Needs Playwright (the `serve` extra) and Chromium from the system's packages (sc
 from __future__ import annotations
 
 import html
+import json
 import random
 import shutil
 from collections.abc import Iterable, Iterator
@@ -156,12 +157,6 @@ def _label(look: Look, op: str, target: int) -> str:
     return f"{target}{' ' if look.spaced and glyph else ''}{glyph}"
 
 
-def _cages(puzzle: Puzzle) -> tuple[dict[Cell, int], dict[Cell, str]]:
-    """Each cell's cage index, and the label text at each cage's anchor (filled in by the caller's look)."""
-    owner = {cell: k for k, cage in enumerate(puzzle.cages) for cell in cage.cells}
-    return owner, {}
-
-
 def _sides(owner: dict[Cell, int], n: int, r: int, c: int) -> tuple[bool, bool, bool, bool]:
     """Which of the cell's top, right, bottom, left sides are cage borders (the grid's edge is the frame's)."""
     k = owner[(r, c)]
@@ -182,103 +177,127 @@ def _font(look: Look, size: float) -> str:
     return (f"{'italic ' if look.italic else ''}{look.weight} {size:.1f}px {face}, sans-serif")
 
 
-def _board_html(look: Look, puzzle: Puzzle, labels: dict[Cell, str], fill: dict[Cell, str],
-                answers: dict[Cell, int], pencil: dict[Cell, list[int]]) -> str:
-    """The board's element, id 'board': its box is the grid's frame."""
-    n, s = puzzle.size, look.cell
-    owner, _ = _cages(puzzle)
-    answer_css = f"font: 400 {s * ANSWER:.1f}px sans-serif; color: {'#64b5f6' if look.dark else '#1565c0'}"
-    pencil_css = f"font: 400 {s * 0.2:.1f}px sans-serif; color: {look.thin_colour}"
-    if look.structure in ("table", "gaps"):
-        rows = []
-        for r in range(n):
-            tds = []
-            for c in range(n):
-                t, ri, b, le = _sides(owner, n, r, c)
-                inner = ""
-                if (r, c) in labels:
-                    inner += f'<span class="lb">{html.escape(labels[(r, c)])}</span>'
-                if (r, c) in answers:
-                    inner += f'<span class="an">{answers[(r, c)]}</span>'
-                elif (r, c) in pencil:
-                    inner += f'<span class="pm">{" ".join(map(str, pencil[(r, c)]))}</span>'
-                if look.structure == "table":
-                    def side(thick: bool) -> str:
-                        return (f"{look.thick}px solid {look.line}" if thick
-                                else f"{look.thin}px {look.thin_style} {look.thin_colour}")
-                    style = (f"border-top:{side(t)};border-right:{side(ri)};border-bottom:{side(b)};"
-                             f"border-left:{side(le)};background:{fill.get((r, c), look.paper)}")
-                    tds.append(f'<td style="{style}">{inner}</td>')
-                else:
-                    half = look.thick / 2
-                    shadow = ",".join(f"inset {dx}px {dy}px 0 0 {look.line}" for on, dx, dy in
-                                      ((t, 0, half), (ri, -half, 0), (b, 0, -half), (le, half, 0)) if on)
-                    style = f"background:{fill.get((r, c), look.paper)};" + (f"box-shadow:{shadow}" if shadow else "")
-                    tds.append(f'<div class="cl" style="{style}">{inner}</div>')
-            rows.append("<tr>" + "".join(tds) + "</tr>" if look.structure == "table" else "".join(tds))
-        cell_css = (f"position:relative;width:{s}px;height:{s}px;padding:0;box-sizing:border-box;"
-                    f"text-align:center;vertical-align:middle")
-        common = (f".lb{{position:absolute;left:{look.pad * s:.1f}px;top:{look.pad * s:.1f}px;line-height:1;"
-                  f"font:{_font(look, look.label * s)};color:{look.ink};white-space:nowrap}}"
-                  f".an{{{answer_css};position:absolute;left:0;right:0;top:{s * (1 - ANSWER) * 0.8:.1f}px;line-height:1}}.pm{{{pencil_css};position:absolute;bottom:2px;"
-                  f"left:0;right:0;letter-spacing:1px}}")
-        if look.structure == "table":
-            return (f"<style>#board{{border-collapse:collapse;border:{look.frame}px solid {look.line}}}"
-                    f"#board td{{{cell_css}}}{common}</style><table id=board>{''.join(rows)}</table>")
-        return (f"<style>#board{{display:grid;grid-template-columns:repeat({n},{s}px);gap:{look.thin}px;"
-                f"background:{look.thin_colour};border:{look.frame}px solid {look.line};width:max-content;"
-                f"border-radius:{look.radius}px;overflow:hidden}}.cl{{{cell_css};display:flex;"
-                f"align-items:center;justify-content:center}}{common}</style><div id=board>{''.join(rows)}</div>")
-    side = n * s
-    f = look.frame
-    if look.structure == "svg":
-        parts = [f'<svg id=board xmlns="http://www.w3.org/2000/svg" width="{side + f}" height="{side + f}" '
-                 f'viewBox="{-f / 2} {-f / 2} {side + f} {side + f}">',
-                 f'<rect x="0" y="0" width="{side}" height="{side}" fill="{look.paper}"/>']
-        for (r, c), colour in fill.items():
-            parts.append(f'<rect x="{c * s}" y="{r * s}" width="{s}" height="{s}" fill="{colour}"/>')
-        dash = {"solid": "", "dotted": ' stroke-dasharray="1 3"', "dashed": ' stroke-dasharray="4 4"'}[look.thin_style]
-        for k in range(1, n):
-            parts.append(f'<line x1="{k * s}" y1="0" x2="{k * s}" y2="{side}" stroke="{look.thin_colour}" '
-                         f'stroke-width="{look.thin}"{dash}/>')
-            parts.append(f'<line x1="0" y1="{k * s}" x2="{side}" y2="{k * s}" stroke="{look.thin_colour}" '
-                         f'stroke-width="{look.thin}"{dash}/>')
-        for r in range(n):
-            for c in range(n):
-                _, ri, b, _ = _sides(owner, n, r, c)
-                if ri:
-                    parts.append(f'<line x1="{(c + 1) * s}" y1="{r * s}" x2="{(c + 1) * s}" y2="{(r + 1) * s}" '
-                                 f'stroke="{look.line}" stroke-width="{look.thick}" stroke-linecap="square"/>')
-                if b:
-                    parts.append(f'<line x1="{c * s}" y1="{(r + 1) * s}" x2="{(c + 1) * s}" y2="{(r + 1) * s}" '
-                                 f'stroke="{look.line}" stroke-width="{look.thick}" stroke-linecap="square"/>')
-        parts.append(f'<rect x="0" y="0" width="{side}" height="{side}" fill="none" stroke="{look.line}" '
-                     f'stroke-width="{f}" rx="{look.radius}"/>')
-        style = f'style="font:{_font(look, look.label * s)}" fill="{look.ink}"'
-        for (r, c), text in labels.items():
-            parts.append(f'<text x="{c * s + look.pad * s:.1f}" y="{r * s + look.pad * s:.1f}" '
-                         f'dominant-baseline="hanging" {style}>{html.escape(text)}</text>')
-        for (r, c), d in answers.items():
-            parts.append(f'<text x="{c * s + s / 2}" y="{r * s + s * 0.9}" text-anchor="middle" '
-                         f'dominant-baseline="alphabetic" style="{answer_css}" fill="currentColor">{d}</text>')
-        parts.append("</svg>")
-        return "".join(parts)
-    # canvas: drawn by the page's script from a JSON description (no CSS box model at all)
-    import json
-
+def _segments(owner: dict[Cell, int], n: int, s: float) -> list[tuple[float, float, float, float]]:
+    """The cage borders inside the grid as line segments (x1, y1, x2, y2), CSS px from its top-left:
+    each cell's right and bottom sides that are borders."""
     segs = []
     for r in range(n):
         for c in range(n):
-            _, ri, b, _ = _sides(owner, n, r, c)
-            if ri:
-                segs.append([(c + 1) * s, r * s, (c + 1) * s, (r + 1) * s])
-            if b:
-                segs.append([c * s, (r + 1) * s, (c + 1) * s, (r + 1) * s])
+            _, right, bottom, _ = _sides(owner, n, r, c)
+            if right:
+                segs.append(((c + 1) * s, r * s, (c + 1) * s, (r + 1) * s))
+            if bottom:
+                segs.append((c * s, (r + 1) * s, (c + 1) * s, (r + 1) * s))
+    return segs
+
+
+def _answer_colour(look: Look) -> str:
+    return "#64b5f6" if look.dark else "#1565c0"
+
+
+def _board_html(look: Look, puzzle: Puzzle, labels: dict[Cell, str], fill: dict[Cell, str],
+                answers: dict[Cell, int], pencil: dict[Cell, list[int]]) -> str:
+    """The board's element, id 'board': its box is the grid's frame."""
+    owner = {cell: k for k, cage in enumerate(puzzle.cages) for cell in cage.cells}
+    if look.structure in ("table", "gaps"):
+        return _boxes(look, puzzle.size, owner, labels, fill, answers, pencil)
+    if look.structure == "svg":
+        return _svg(look, puzzle.size, owner, labels, fill, answers)
+    return _canvas(look, puzzle.size, owner, labels, fill, answers)
+
+
+def _boxes(look: Look, n: int, owner: dict[Cell, int], labels: dict[Cell, str], fill: dict[Cell, str],
+           answers: dict[Cell, int], pencil: dict[Cell, list[int]]) -> str:
+    """The board as HTML boxes: a table with collapsed borders, or a CSS grid whose gaps are the cell lines
+    and whose cage sides are drawn inside each cell."""
+    s = look.cell
+    answer_css = f"font: 400 {s * ANSWER:.1f}px sans-serif; color: {_answer_colour(look)}"
+    pencil_css = f"font: 400 {s * 0.2:.1f}px sans-serif; color: {look.thin_colour}"
+
+    def side(thick: bool) -> str:
+        return f"{look.thick}px solid {look.line}" if thick else f"{look.thin}px {look.thin_style} {look.thin_colour}"
+
+    rows = []
+    for r in range(n):
+        tds = []
+        for c in range(n):
+            t, ri, b, le = _sides(owner, n, r, c)
+            inner = ""
+            if (r, c) in labels:
+                inner += f'<span class="lb">{html.escape(labels[(r, c)])}</span>'
+            if (r, c) in answers:
+                inner += f'<span class="an">{answers[(r, c)]}</span>'
+            elif (r, c) in pencil:
+                inner += f'<span class="pm">{" ".join(map(str, pencil[(r, c)]))}</span>'
+            if look.structure == "table":
+                style = (f"border-top:{side(t)};border-right:{side(ri)};border-bottom:{side(b)};"
+                         f"border-left:{side(le)};background:{fill.get((r, c), look.paper)}")
+                tds.append(f'<td style="{style}">{inner}</td>')
+            else:
+                half = look.thick / 2
+                shadow = ",".join(f"inset {dx}px {dy}px 0 0 {look.line}" for on, dx, dy in
+                                  ((t, 0, half), (ri, -half, 0), (b, 0, -half), (le, half, 0)) if on)
+                style = f"background:{fill.get((r, c), look.paper)};" + (f"box-shadow:{shadow}" if shadow else "")
+                tds.append(f'<div class="cl" style="{style}">{inner}</div>')
+        rows.append("<tr>" + "".join(tds) + "</tr>" if look.structure == "table" else "".join(tds))
+    cell_css = (f"position:relative;width:{s}px;height:{s}px;padding:0;box-sizing:border-box;"
+                f"text-align:center;vertical-align:middle")
+    common = (f".lb{{position:absolute;left:{look.pad * s:.1f}px;top:{look.pad * s:.1f}px;line-height:1;"
+              f"font:{_font(look, look.label * s)};color:{look.ink};white-space:nowrap}}"
+              f".an{{{answer_css};position:absolute;left:0;right:0;top:{s * (1 - ANSWER) * 0.8:.1f}px;line-height:1}}"
+              f".pm{{{pencil_css};position:absolute;bottom:2px;left:0;right:0;letter-spacing:1px}}")
+    if look.structure == "table":
+        return (f"<style>#board{{border-collapse:collapse;border:{look.frame}px solid {look.line}}}"
+                f"#board td{{{cell_css}}}{common}</style><table id=board>{''.join(rows)}</table>")
+    return (f"<style>#board{{display:grid;grid-template-columns:repeat({n},{s}px);gap:{look.thin}px;"
+            f"background:{look.thin_colour};border:{look.frame}px solid {look.line};width:max-content;"
+            f"border-radius:{look.radius}px;overflow:hidden}}.cl{{{cell_css};display:flex;"
+            f"align-items:center;justify-content:center}}{common}</style><div id=board>{''.join(rows)}</div>")
+
+
+def _svg(look: Look, n: int, owner: dict[Cell, int], labels: dict[Cell, str], fill: dict[Cell, str],
+         answers: dict[Cell, int]) -> str:
+    """The board as an SVG: cell squares, a lattice of thin lines, cage segments, labels as <text>."""
+    s, f = look.cell, look.frame
+    side = n * s
+    parts = [f'<svg id=board xmlns="http://www.w3.org/2000/svg" width="{side + f}" height="{side + f}" '
+             f'viewBox="{-f / 2} {-f / 2} {side + f} {side + f}">',
+             f'<rect x="0" y="0" width="{side}" height="{side}" fill="{look.paper}"/>']
+    for (r, c), colour in fill.items():
+        parts.append(f'<rect x="{c * s}" y="{r * s}" width="{s}" height="{s}" fill="{colour}"/>')
+    dash = {"solid": "", "dotted": ' stroke-dasharray="1 3"', "dashed": ' stroke-dasharray="4 4"'}[look.thin_style]
+    for k in range(1, n):
+        parts.append(f'<line x1="{k * s}" y1="0" x2="{k * s}" y2="{side}" stroke="{look.thin_colour}" '
+                     f'stroke-width="{look.thin}"{dash}/>')
+        parts.append(f'<line x1="0" y1="{k * s}" x2="{side}" y2="{k * s}" stroke="{look.thin_colour}" '
+                     f'stroke-width="{look.thin}"{dash}/>')
+    for x1, y1, x2, y2 in _segments(owner, n, s):
+        parts.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" '
+                     f'stroke="{look.line}" stroke-width="{look.thick}" stroke-linecap="square"/>')
+    parts.append(f'<rect x="0" y="0" width="{side}" height="{side}" fill="none" stroke="{look.line}" '
+                 f'stroke-width="{f}" rx="{look.radius}"/>')
+    style = f'style="font:{_font(look, look.label * s)}" fill="{look.ink}"'
+    for (r, c), text in labels.items():
+        parts.append(f'<text x="{c * s + look.pad * s:.1f}" y="{r * s + look.pad * s:.1f}" '
+                     f'dominant-baseline="hanging" {style}>{html.escape(text)}</text>')
+    answer_css = f"font: 400 {s * ANSWER:.1f}px sans-serif; color: {_answer_colour(look)}"
+    for (r, c), d in answers.items():
+        parts.append(f'<text x="{c * s + s / 2}" y="{r * s + s * 0.9}" text-anchor="middle" '
+                     f'dominant-baseline="alphabetic" style="{answer_css}" fill="currentColor">{d}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _canvas(look: Look, n: int, owner: dict[Cell, int], labels: dict[Cell, str], fill: dict[Cell, str],
+            answers: dict[Cell, int]) -> str:
+    """The board as a 2D canvas drawn by the page's script from a JSON description (no CSS box model)."""
+    s, f = look.cell, look.frame
+    side = n * s
     spec = {"n": n, "s": s, "f": f, "look": {k: getattr(look, k) for k in (
         "paper", "thin_colour", "thin", "thick", "line", "ink", "pad", "thin_style")},
         "font": _font(look, look.label * s), "afont": f"400 {s * ANSWER:.1f}px sans-serif",
-        "acolour": "#64b5f6" if look.dark else "#1565c0",
-        "fill": [[r, c, v] for (r, c), v in fill.items()], "segs": segs,
+        "acolour": _answer_colour(look),
+        "fill": [[r, c, v] for (r, c), v in fill.items()], "segs": _segments(owner, n, s),
         "labels": [[r, c, t] for (r, c), t in labels.items()], "answers": [[r, c, d] for (r, c), d in answers.items()],
         "sharp": look.sharp_canvas}
     return (f'<canvas id=board width="{side + f}" height="{side + f}" style="width:{side + f}px;height:{side + f}px">'
