@@ -311,8 +311,8 @@ def _clued(trace: Trace) -> float:
 def _read_once(geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOptions, trace: Trace,
                second_model: bool | str = False, drawn: CageLayout | None = None) -> Reading:
     """The grid read one way round: cages (`drawn`: as found already, the same
-    way round), labels (by the second label model when `second_model`), the
-    reading and its answer."""
+    way round), labels (by the second label model when `second_model`, by both
+    together when it is readers.BOTH), the reading and its answer."""
     trace.geometry, trace.square = geom, square
     labels = reader(opts.ocr, second_model)
     layout = drawn if drawn is not None else find_cages(square, geom)[0]
