@@ -86,3 +86,15 @@ def test_a_layout_mended_across_the_grid_is_refused_not_trusted():
         _mended_too_much(dataclasses.replace(lay, changed=tuple(edges[:allowed + 1])))
     assert err.value.cells[:2] == ((0, 0), (0, 1))
     _mended_too_much(dataclasses.replace(layout(3, [], []), changed=tuple(edges[:MIN_AGREED])))  # a 3x3: 3 may
+
+
+def test_an_empty_cage_joins_the_neighbour_whose_label_cannot_stand_alone():
+    # 3x3; truth: A1 A2 is '2-' (a column pair), B1 B2 C1 C2 is '10+', row 3 is '6+'.
+    # An answer written across A1|A2 drew a false border there, the surest line of the picture;
+    # A2|A3 is the least sure call.  A2 alone starts no label, A1 alone cannot be '2-': the false
+    # border is the one between them, though A2|A3 is weaker and '6+' fits A2 A3 B3 C3 too.
+    lay = layout(3, [(0, 0), (1, 0)], [(0, 0), (1, 0), (1, 1), (1, 2)], margin=2.0, weak=[("down", 1, 0)])
+    labels = {(0, 0): "2-", (0, 1): "10+", (2, 0): "6+"}
+    fixed = agree_with_labels(lay, cells(3, labels))
+    assert str(fixed.changed[0]) == "A1|A2 no border" and len(fixed.changed) == 1
+    assert ((0, 0), (1, 0)) in fixed.cages

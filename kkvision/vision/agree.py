@@ -8,7 +8,9 @@ so a border call that breaks this rule can be mended:
   - a cage whose first cell is surely empty joins a neighbouring cage across
     one of its borders (pencil marks on a line can make it look thick): the
     least sure border across which the merged cage's label is still a
-    possible clue for its cells.
+    possible clue for its cells, and first of all one to a neighbour whose
+    label is no clue for it as drawn (a '3-' alone in one cell: an answer
+    written across the line between the two drew the false border).
 Each change is listed in the layout's `changed` and reported to the user.
 """
 
@@ -77,7 +79,7 @@ def _merge_empty(n: int, groups: list[list[Cell]], cells: dict[Cell, LabelReadin
         head = min(g)
         if 1.0 - cells[head].has_label < EMPTY_SURE:
             continue
-        best: tuple[float, tuple[str, int, int, bool]] | None = None
+        best: tuple[tuple[bool, float], tuple[str, int, int, bool]] | None = None
         for r, c in g:
             for kind, rr, cc, other in (("right", r, c, (r, c + 1)), ("right", r, c - 1, (r, c - 1)),
                                         ("down", r, c, (r + 1, c)), ("down", r - 1, c, (r - 1, c))):
@@ -85,12 +87,16 @@ def _merge_empty(n: int, groups: list[list[Cell]], cells: dict[Cell, LabelReadin
                     continue
                 if max((r, c), other) in starts:  # never open the top or left edge of a labelled cell
                     continue
-                merged = tuple(sorted(g + groups[where[other]]))
+                beside = tuple(groups[where[other]])
+                merged = tuple(sorted(g + list(beside)))
                 if clue_for(cells[merged[0]].best, merged, n) is None:  # its label must fit the merged cage
                     continue
+                # a neighbour whose label cannot be a clue for it as drawn is broken
+                # too: the border between the two is the likelier false one
+                fits = clue_for(cells[min(beside)].best, tuple(sorted(beside)), n) is not None
                 sure = (layout.right_margin if kind == "right" else layout.down_margin)[rr][cc]
-                if best is None or sure < best[0]:
-                    best = (sure, (kind, rr, cc, False))
+                if best is None or (fits, sure) < best[0]:
+                    best = ((fits, sure), (kind, rr, cc, False))
         if best is not None:
             return best[1]
     return None
