@@ -9,7 +9,8 @@ default), so that rules set here are scored there on pictures they were not set 
 every cell of every puzzle solved right it keeps the digit reader's probabilities, then prints:
   wrong rule   of the cells written wrong, how many each rule calls wrong; of the cells
                written right, how many it calls wrong (must be 0): the shipped rule
-               (answers._surely_other) and its neighbours
+               (answers._surely_other) and its neighbours; the
+               shipped one also with answers._unsteady's nudges
   blank rule   the most any written cell was read as nothing or notes, and how many
                blank cells each threshold finds (answers.BLANK_SURE, digits.SURE)
 """
@@ -41,6 +42,7 @@ class Cell:
     written: int | None  # what the scene wrote there (None: nothing, or only pencil marks)
     no_ink: bool  # no ink where an answer goes: blank whatever the reader says
     faint: bool  # ink too faint to be an answer
+    nudged: np.ndarray  # the reader's probabilities with the cell's box nudged (digits.NUDGES; written cells)
 
 
 def cells_of(args: tuple[int, bool]) -> list[Cell]:
@@ -50,6 +52,7 @@ def cells_of(args: tuple[int, bool]) -> list[Cell]:
         digit_crop,
         ink_contrast,
         line_contrast,
+        nudged,
         read_digits,
     )
 
@@ -74,9 +77,22 @@ def cells_of(args: tuple[int, bool]) -> list[Cell]:
             box = geom.cell_box(r, c)
             ink = ink_contrast(square, box)
             written = truth.fill.answers.get((r, c))
+            moved = read_digits([digit_crop(square, b) for b in nudged(box)]) if written is not None else []
             out.append(Cell(np.asarray(p), n, result.solution[r][c], None if written is None else written[0],
-                            ink < EMPTY_INK_SHARE * line_contrast(square, box), ink < FAINT_INK))
+                            ink < EMPTY_INK_SHARE * line_contrast(square, box), ink < FAINT_INK,
+                            np.asarray(moved)))
     return out
+
+
+def _steady(c: Cell) -> bool:
+    """The digit the shipped wrong rule calls stays the likeliest with the cell's box nudged every way
+    (answers._unsteady)."""
+    from kkvision.vision.digits import NOTES
+
+    others = c.probs[1:c.size + 1].copy()
+    others[c.right - 1] = 0.0
+    called = int(others.argmax()) + 1
+    return all(int(q[1:NOTES].argmax()) + 1 == called for q in c.nudged)
 
 
 def main() -> None:
@@ -109,6 +125,11 @@ def main() -> None:
         false = sum(_surely_other(c.probs[1:NOTES], c.right, c.size, *rule) for c in right)
         mark = " (shipped)" if rule == shipped else ""
         print(f"| {rule[0]:g}, {rule[1]:g}, {rule[2]:g}{mark} | {called}/{len(wrong)} | {false} |")
+        if rule == shipped:  # and still so with the box nudged (answers._unsteady)
+            called = sum(_surely_other(c.probs[1:NOTES], c.right, c.size, *rule) and _steady(c) for c in wrong)
+            false = sum(_surely_other(c.probs[1:NOTES], c.right, c.size, *rule) and _steady(c) for c in right)
+            print(f"| {rule[0]:g}, {rule[1]:g}, {rule[2]:g}, also nudged (shipped) | {called}/{len(wrong)}"
+                  f" | {false} |")
     nothing = [float(c.probs[0] + c.probs[NOTES]) for c in judged]
     blank = [c for c in cells if c.written is None]
     print(f"\nwritten cells read as nothing or notes: at most {max(nothing, default=0.0):.2f}")

@@ -32,6 +32,11 @@ EMPTY_INK_SHARE = 0.1
 LINES_MARGIN = 0.15  # of the cell side round the cell: its grid lines are inside
 LINES_PERCENTILE = 0.5  # of the grey levels of the cell and its margin: its lines (they are a few %)
 MODEL = "digits.onnx"
+# a cell's box moved by these (dx, dy, scale: shares of its side) is read again before its answer is
+# called wrong (answers.read_written): a few percent of a cell is how far the grid stage's cell lines
+# may be off in a photo, and a written digit read surely as another must stay that digit under them
+NUDGES = ((0.03, 0.0, 1.0), (-0.03, 0.0, 1.0), (0.0, 0.03, 1.0), (0.0, -0.03, 1.0), (0.0, 0.0, 1.06),
+          (0.0, 0.0, 0.94))
 
 
 def _area(gray: np.ndarray, cell_box: tuple[float, float, float, float]) -> np.ndarray:
@@ -57,6 +62,15 @@ def digit_crop(gray: np.ndarray, cell_box: tuple[float, float, float, float]) ->
     crop = _area(gray, cell_box)
     paper, ink = _levels(crop)
     return np.clip((paper - crop) / max(paper - ink, MIN_CONTRAST * 255.0), 0.0, 1.0)
+
+
+def nudged(cell_box: tuple[float, float, float, float]) -> list[tuple[float, float, float, float]]:
+    """The cell's box moved and scaled by each of NUDGES."""
+    x0, y0, x1, y1 = cell_box
+    w, h = x1 - x0, y1 - y0
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    return [(cx + dx * w - k * w / 2, cy + dy * h - k * h / 2, cx + dx * w + k * w / 2, cy + dy * h + k * h / 2)
+            for dx, dy, k in NUDGES]
 
 
 def line_contrast(gray: np.ndarray, cell_box: tuple[float, float, float, float]) -> float:
