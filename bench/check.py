@@ -139,6 +139,8 @@ def run(args: tuple[int, bool, str, int]) -> Score:
             score.all_right_but_wrong += 1
         if false or (wrong - set(verdict.wrong)):
             score.why.append(f"wrong {sorted(wrong)} called wrong {sorted(verdict.wrong)} unsure {sorted(unsure)}")
+    if score.solved < score.puzzles:
+        score.why.append(f"{score.puzzles - score.solved} of {score.puzzles} puzzles not solved")
     return score
 
 
