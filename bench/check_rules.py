@@ -123,7 +123,7 @@ def main() -> None:
     for rule in rules:
         called = sum(_surely_other(c.probs[1:NOTES], c.right, c.size, *rule) for c in wrong)
         false = sum(_surely_other(c.probs[1:NOTES], c.right, c.size, *rule) for c in right)
-        mark = " (shipped)" if rule == shipped else ""
+        mark = " (shipped, the box as found)" if rule == shipped else ""
         print(f"| {rule[0]:g}, {rule[1]:g}, {rule[2]:g}{mark} | {called}/{len(wrong)} | {false} |")
         if rule == shipped:  # and still so with the box nudged (answers._unsteady)
             called = sum(_surely_other(c.probs[1:NOTES], c.right, c.size, *rule) and _steady(c) for c in wrong)
