@@ -77,7 +77,7 @@ class Look:
     weight: int
     italic: bool
     label: float  # label font size, share of the cell
-    pad: float  # label's inset from the cell's corner, share of the cell
+    pad: float  # label's padding inside its cell's lines, share of the cell
     cell: int  # CSS px
     thin: float  # CSS px
     thick: float
@@ -242,7 +242,10 @@ def _boxes(look: Look, n: int, owner: dict[Cell, int], labels: dict[Cell, str], 
         rows.append("<tr>" + "".join(tds) + "</tr>" if look.structure == "table" else "".join(tds))
     cell_css = (f"position:relative;width:{s}px;height:{s}px;padding:0;box-sizing:border-box;"
                 f"text-align:center;vertical-align:middle")
-    common = (f".lb{{position:absolute;left:{look.pad * s:.1f}px;top:{look.pad * s:.1f}px;line-height:1;"
+    # a label sits clear of its cell's lines: the gaps' cage sides are inset shadows drawn inside the cell
+    # (a table's borders lie outside the box the label is placed in)
+    inset = look.pad * s + (0 if look.structure == "table" else look.thick / 2)
+    common = (f".lb{{position:absolute;left:{inset:.1f}px;top:{inset:.1f}px;line-height:1;"
               f"font:{_font(look, look.label * s)};color:{look.ink};white-space:nowrap}}"
               f".an{{{answer_css};position:absolute;left:0;right:0;top:{s * (1 - ANSWER) * 0.8:.1f}px;line-height:1}}"
               f".pm{{{pencil_css};position:absolute;bottom:2px;left:0;right:0;letter-spacing:1px}}")
@@ -253,6 +256,12 @@ def _boxes(look: Look, n: int, owner: dict[Cell, int], labels: dict[Cell, str], 
             f"background:{look.thin_colour};border:{look.frame}px solid {look.line};width:max-content;"
             f"border-radius:{look.radius}px;overflow:hidden}}.cl{{{cell_css};display:flex;"
             f"align-items:center;justify-content:center}}{common}</style><div id=board>{''.join(rows)}</div>")
+
+
+def _inset(look: Look, s: float) -> float:
+    """How far a drawn label sits from its cell's corner: clear of the lines, which are centred on the
+    cell's edges (the frame's, the widest, on the board's edge), by the page's padding."""
+    return look.frame / 2 + look.pad * s
 
 
 def _svg(look: Look, n: int, owner: dict[Cell, int], labels: dict[Cell, str], fill: dict[Cell, str],
@@ -278,7 +287,7 @@ def _svg(look: Look, n: int, owner: dict[Cell, int], labels: dict[Cell, str], fi
                  f'stroke-width="{f}" rx="{look.radius}"/>')
     style = f'style="font:{_font(look, look.label * s)}" fill="{look.ink}"'
     for (r, c), text in labels.items():
-        parts.append(f'<text x="{c * s + look.pad * s:.1f}" y="{r * s + look.pad * s:.1f}" '
+        parts.append(f'<text x="{c * s + _inset(look, s):.1f}" y="{r * s + _inset(look, s):.1f}" '
                      f'dominant-baseline="hanging" {style}>{html.escape(text)}</text>')
     answer_css = f"font: 400 {s * ANSWER:.1f}px sans-serif; color: {_answer_colour(look)}"
     for (r, c), d in answers.items():
@@ -299,7 +308,7 @@ def _canvas(look: Look, n: int, owner: dict[Cell, int], labels: dict[Cell, str],
         "acolour": _answer_colour(look),
         "fill": [[r, c, v] for (r, c), v in fill.items()], "segs": _segments(owner, n, s),
         "labels": [[r, c, t] for (r, c), t in labels.items()], "answers": [[r, c, d] for (r, c), d in answers.items()],
-        "sharp": look.sharp_canvas}
+        "sharp": look.sharp_canvas, "inset": _inset(look, s)}
     return (f'<canvas id=board width="{side + f}" height="{side + f}" style="width:{side + f}px;height:{side + f}px">'
             f'</canvas><script>const K={json.dumps(spec)};{CANVAS_JS}</script>')
 
@@ -316,7 +325,7 @@ g.setLineDash([]);g.strokeStyle=L.line;g.lineWidth=L.thick;g.lineCap='square';
 for(const [a,b,c,e] of K.segs){g.beginPath();g.moveTo(a,b);g.lineTo(c,e);g.stroke();}
 g.lineWidth=K.f;g.strokeRect(0,0,side,side);
 g.fillStyle=L.ink;g.font=K.font;g.textBaseline='top';
-for(const [r,c,t] of K.labels){g.fillText(t,c*S+L.pad*S,r*S+L.pad*S);}
+for(const [r,c,t] of K.labels){g.fillText(t,c*S+K.inset,r*S+K.inset);}
 g.fillStyle=K.acolour;g.font=K.afont;g.textAlign='center';g.textBaseline='alphabetic';
 for(const [r,c,t] of K.answers){g.fillText(String(t),c*S+S/2,r*S+S*0.9);}
 """
