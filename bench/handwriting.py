@@ -14,9 +14,14 @@ reads a cell (kkvision.vision.digits).  Kinds of hands:
                        stronger pressure, wilder hands than any it trained on
   font <name>          a hand-like font; the held-out ones (scenes.HAND_HELDOUT's
                        designs) were never shown to the reader, the seen ones were
+  crossed out          a stroke-drawn digit (seeds never trained on) crossed out by
+                       the same hand: a bar, a slash, an X or a scribble
+                       (strokes.crossing); no answer any more
 Per kind: right (read as the digit written, surely), unsure (not judged:
 check says so, exit 15), wrong (read surely as another digit or as empty:
-the failure that would misjudge a cell).
+the failure that would misjudge a cell).  For crossed-out digits, right is
+read surely as no answer (nothing or notes: blank), wrong is read surely as
+any digit (an answer the user struck out, judged as theirs).
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ HELD_OUT_HANDS = ("dkg.ttf", "dkgBd.ttf", "dkgIt.ttf", "Breip.ttf")  # never sho
 SEEN_HANDS = ("Humor-Sans.ttf", "ComicNeue-Regular.otf", "ComicNeue-Bold.otf")  # trained on
 PHOTO_SHARE = 0.5  # cells photographed after writing
 LABEL_SHARE = 0.5  # cells with a cage label
+CROSSED = 0  # the digit of a crossed-out cell: no answer
 
 
 def _find(name: str) -> str | None:
@@ -130,6 +136,14 @@ def kinds(count: int, seed: int) -> dict[str, list[tuple[np.ndarray, int]]]:
                 s, digit = rng.randint(48, 140), 1 + i % 9
                 rows.append((cell(_ink_font(name, digit, s, rng), s, rng), digit))
             out[f"font {Path(name).stem} ({group})"] = rows
+    rows = []
+    for i in range(count):
+        s, digit = rng.randint(48, 140), 1 + i % 9
+        h, centre = s * rng.uniform(0.36, 0.6), (s * rng.uniform(0.42, 0.58), s * rng.uniform(0.52, 0.66))
+        hand = random.Random(2 * 10**7 + seed * 10**5 + i)
+        ink = np.maximum(strokes.draw(digit, s, h, centre, hand), strokes.crossing(s, h, centre, hand))
+        rows.append((cell(ink, s, rng), CROSSED))
+    out["crossed out"] = rows
     return out
 
 
@@ -151,7 +165,7 @@ def main() -> None:
             notes = float(p[digits.NOTES]) if len(p) > digits.NOTES else 0.0
             k = int(p[1:10].argmax()) + 1
             if p[0] + notes >= digits.SURE:
-                tally["wrong"] += 1  # written, read surely as empty
+                tally["right" if digit == CROSSED else "wrong"] += 1  # read surely as no answer
             elif p[k] >= digits.SURE:
                 tally["right" if k == digit else "wrong"] += 1
             else:

@@ -94,12 +94,44 @@ def draw(digit: int, side: int, height: float, centre: tuple[float, float], rng:
         pts = pts + np.array([[rng.gauss(0, wander), rng.gauss(0, wander)] for _ in pts])
         pts = _spline(pts)
         xy = np.stack([(pts[:, 0] - 0.5) * width + (pts[:, 1] - 0.5) * height * -shear, (pts[:, 1] - 0.5) * height], 1)
-        xy = xy @ rot.T + np.array(centre)
-        phase, freq = rng.uniform(0, 6.3), rng.uniform(0.5, 2.0)
-        u = np.linspace(0, 1, len(xy))
-        press = 1 - swing * 0.5 * (1 + np.sin(phase + freq * 6.3 * u))  # pressure along the stroke
-        press *= np.clip(np.minimum(u, 1 - u) * rng.uniform(6, 20), 0.35, 1)  # quick ends are thin
-        for (x, y), q in zip(xy * scale, press):
-            cv2.circle(big, (int(round(x)), int(round(y))), max(1, int(round(pen * scale * q / 2))), 255.0, -1,
-                       cv2.LINE_AA)
+        _stroke(big, xy @ rot.T + np.array(centre), pen, swing, scale, rng)
     return cv2.resize(big, (side, side), interpolation=cv2.INTER_AREA)
+
+
+# ways of crossing a digit out, in a unit box over the digit: a bar, a slash, an X, a scribble
+STRIKES: tuple[tuple[Stroke, ...], ...] = (
+    (((-0.15, 0.5), (1.15, 0.45)),),
+    (((-0.05, 1.0), (1.05, 0.0)),),
+    (((-0.05, 0.0), (1.05, 1.0)), ((1.05, 0.0), (-0.05, 1.0))),
+    (((-0.1, 0.35), (1.1, 0.2), (-0.1, 0.6), (1.1, 0.45), (-0.1, 0.85), (1.1, 0.7)),),
+)
+
+
+def crossing(side: int, height: float, centre: tuple[float, float], rng: random.Random,
+             dynamics: str = "train") -> np.ndarray:
+    """The strokes of a hand crossing out a digit `height` px tall at `centre` (one of STRIKES,
+    wandering and turned a little), as draw() gives a digit's: its ink over the digit's is a
+    crossed-out answer."""
+    (w0, w1), (p0, p1), (j0, j1) = PEN_DYNAMICS[dynamics]
+    scale = 4
+    big = np.zeros((side * scale, side * scale), np.float32)
+    width, pen, swing = height * rng.uniform(0.6, 1.0), height * rng.uniform(w0, w1), rng.uniform(p0, p1)
+    turn = np.radians(rng.uniform(-12, 12))
+    rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    for points in rng.choice(STRIKES):
+        pts = np.array(points, np.float64) + np.array([[rng.gauss(0, 0.05), rng.gauss(0, 0.05)] for _ in points])
+        pts = _spline(pts) if len(pts) > 2 else np.linspace(pts[0], pts[1], 24)
+        xy = np.stack([(pts[:, 0] - 0.5) * width, (pts[:, 1] - 0.5) * height], 1)
+        _stroke(big, xy @ rot.T + np.array(centre), pen, swing, scale, rng)
+    return cv2.resize(big, (side, side), interpolation=cv2.INTER_AREA)
+
+
+def _stroke(big: np.ndarray, xy: np.ndarray, pen: float, swing: float, scale: int, rng: random.Random) -> None:
+    """One pen stroke through the points xy (tile pixels) onto the `scale`-times larger tile."""
+    phase, freq = rng.uniform(0, 6.3), rng.uniform(0.5, 2.0)
+    u = np.linspace(0, 1, len(xy))
+    press = 1 - swing * 0.5 * (1 + np.sin(phase + freq * 6.3 * u))  # pressure along the stroke
+    press *= np.clip(np.minimum(u, 1 - u) * rng.uniform(6, 20), 0.35, 1)  # quick ends are thin
+    for (x, y), q in zip(xy * scale, press):
+        cv2.circle(big, (int(round(x)), int(round(y))), max(1, int(round(pen * scale * q / 2))), 255.0, -1,
+                   cv2.LINE_AA)

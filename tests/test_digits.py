@@ -53,3 +53,22 @@ def test_stroke_drawn_digits_are_read_right_or_not_judged():
     read = probs.argmax(axis=1)
     assert not (sure & (read != np.array(truth))).any()
     assert (sure & (read == np.array(truth))).mean() >= 0.85
+
+
+def test_a_crossing_strikes_through_the_digit_it_is_drawn_over():
+    """bench/handwriting.py's crossed-out answers: the hand's strike (a bar, a slash, an X, a scribble)
+    runs across the digit's box, past its middle on both sides, and over its ink."""
+    strokes = pytest.importorskip("devtools.strokes")
+    kinds = set()
+    for i in range(40):
+        rng = random.Random(8_000_000 + i)
+        side = rng.randint(60, 140)
+        h, centre = side * rng.uniform(0.4, 0.55), (side * 0.5, side * 0.6)
+        digit = strokes.draw(1 + i % 9, side, h, centre, rng)
+        strike = strokes.crossing(side, h, centre, rng)
+        ys, xs = np.nonzero(strike > 128)
+        assert xs.min() < centre[0] - 0.2 * h and xs.max() > centre[0] + 0.2 * h
+        assert ys.min() < centre[1] + 0.1 * h and ys.max() > centre[1] - 0.1 * h
+        assert ((strike > 40) & (digit > 40)).any()  # (an open 4 may leave a strike only grazing its ink)
+        kinds.add(len(ys))
+    assert len(kinds) > 20  # not one fixed stroke
