@@ -85,14 +85,12 @@ def cells_of(args: tuple[int, bool]) -> list[Cell]:
 
 
 def _steady(c: Cell) -> bool:
-    """The digit the shipped wrong rule calls stays the likeliest with the cell's box nudged every way
+    """The likeliest digit (any of 1..9) stays the likeliest with the cell's box nudged every way
     (answers._unsteady)."""
     from kkvision.vision.digits import NOTES
 
-    others = c.probs[1:c.size + 1].copy()
-    others[c.right - 1] = 0.0
-    called = int(others.argmax()) + 1
-    return all(int(q[1:NOTES].argmax()) + 1 == called for q in c.nudged)
+    likeliest = int(c.probs[1:NOTES].argmax()) + 1
+    return all(int(q[1:NOTES].argmax()) + 1 == likeliest for q in c.nudged)
 
 
 def main() -> None:

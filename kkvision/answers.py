@@ -23,8 +23,8 @@ BLANK = 0
 # 0.05 with the two likeliest others at 0.85, the rule before, called it wrong); of 232 wrong cells
 # written there this rule calls 225 (the others counted only over the grid's digits: 222), of 3657 right
 # cells none; counting the others over every digit for CONCENTRATED as well called 226 there, but a
-# right 2 of a held-out hand in a 6x6 read 9/1/6/7 on seeds 0..49 wrong.  The digit called must also stay
-# the likeliest with the cell's box nudged (_unsteady): a right 2 of a held-out hand, its stroke through
+# right 2 of a held-out hand in a 6x6 read 9/1/6/7 on seeds 0..49 wrong.  The likeliest digit must also
+# stay so with the cell's box nudged (_unsteady): a right 2 of a held-out hand, its stroke through
 # the label, read 7 0.48, 1 0.34, 2 0.018 on seeds 0..49, and 1 before 7 with the box nudged; on seeds
 # 100..159 that costs 2 of 227 (the full rule under every nudge cost 8 of 181 on seeds 0..49).
 NOT_RIGHT = 0.02
@@ -169,7 +169,9 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
     cells = [(r, c) for r in range(n) for c in range(n)]
     probs = read_digits([digit_crop(square, geometry.cell_box(r, c)) for r, c in cells])
     grid = [[BLANK] * n for _ in range(n)]
-    unsure, pencil, called = [], [], []
+    unsure: list[Cell] = []
+    pencil: list[Cell] = []
+    called: list[tuple[Cell, int]] = []
     for (r, c), p in zip(cells, probs):
         notes = float(p[NOTES]) if len(p) > NOTES else 0.0
         k = int(p[1:n + 1].argmax()) + 1
@@ -189,31 +191,30 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
             others = p[1:n + 1].copy()
             others[solution[r][c] - 1] = 0.0
             grid[r][c] = int(others.argmax()) + 1  # surely not the right digit: the likeliest of the others
-            called.append((r, c))
+            called.append(((r, c), int(p[1:NOTES].argmax()) + 1))
         elif solution is None and p[k] >= SURE:
             grid[r][c] = k
         else:
             unsure.append((r, c))
-    for r, c in _unsteady(square, geometry, called, grid):
+    for r, c in _unsteady(square, geometry, called):
         grid[r][c] = BLANK  # surely not right as the box is, but not with it moved: not judged
         unsure.append((r, c))
     return Written(tuple(tuple(row) for row in grid), tuple(sorted(unsure)), tuple(pencil))
 
 
-def _unsteady(square: np.ndarray, geometry: GridGeometry, cells: list[Cell],
-              grid: list[list[int]]) -> list[Cell]:
-    """Of the cells called wrong (grid holds the digit called), those whose likeliest digit is not that
-    one with the cell's box nudged a few percent (digits.NUDGES: how far a photo's cell lines may be
-    off): a confused reading (a hand's right 2, its stroke through the label, read 7 or 1 as the box
-    moves), never ground for calling an answer wrong."""
+def _unsteady(square: np.ndarray, geometry: GridGeometry, called: list[tuple[Cell, int]]) -> list[Cell]:
+    """Of the cells called wrong, each with its likeliest digit (any of 1..9), those whose likeliest
+    digit is another with the cell's box nudged a few percent (digits.NUDGES: how far a photo's cell
+    lines may be off): a confused reading (a hand's right 2, its stroke through the label, read 7 or 1
+    as the box moves), never ground for calling an answer wrong."""
     from .vision.digits import NOTES, NUDGES, digit_crop, nudged, read_digits
 
-    if not cells:
+    if not called:
         return []
-    crops = [digit_crop(square, box) for r, c in cells for box in nudged(geometry.cell_box(r, c))]
-    probs = read_digits(crops).reshape(len(cells), len(NUDGES), -1)
-    return [(r, c) for (r, c), p in zip(cells, probs)
-            if any(int(q[1:NOTES].argmax()) + 1 != grid[r][c] for q in p)]
+    crops = [digit_crop(square, box) for (r, c), _ in called for box in nudged(geometry.cell_box(r, c))]
+    probs = read_digits(crops).reshape(len(called), len(NUDGES), -1)
+    return [cell for (cell, likeliest), p in zip(called, probs)
+            if any(int(q[1:NOTES].argmax()) + 1 != likeliest for q in p)]
 
 
 def _surely_other(digit_probs: np.ndarray, right: int, size: int, not_right: float = NOT_RIGHT,

@@ -263,41 +263,78 @@ def test_a_cell_is_wrong_only_when_its_right_digit_is_surely_not_what_was_writte
         assert _surely_other(digits, right, size) == verdict
 
 
+def _read_cell_as(monkeypatch, filled, centred, nudged):
+    """read_written of a filled 6x6 whose cell C3 the digit reader reads as `centred(right)` and, with
+    its box nudged (answers._unsteady: asked only for the cells called wrong), as each of
+    `nudged(right)`: (the Written, how many crops each nudged reading had)."""
+    from kkvision.answers import read_written
+    from kkvision.vision import digits
+
+    make, solution = filled
+    n, right = 6, solution[2][3]
+    path = make(solution)
+    page = read_source(Source(str(path), path), Options())
+    real = digits.read_digits
+    seen = []
+
+    def said(crops):
+        out = real(crops).copy()
+        if len(crops) == n * n:  # the centred reading of every cell
+            out[2 * n + 3] = centred(right)
+        else:
+            seen.append(len(crops))
+            out[:] = nudged(right)
+        return out
+
+    monkeypatch.setattr(digits, "read_digits", said)
+    return read_written(page.picture, page.outcomes[0].result.geometry, tuple(map(tuple, solution))), seen
+
+
+def _probs(right, **p):
+    """A reading: the right digit 0.018, the digits given (d7=0.48: 7 at 0.48), the rest 0.01."""
+    from kkvision.vision.digits import NOTES
+
+    out = np.full(NOTES + 1, 0.01, np.float32)
+    out[right] = 0.018
+    for name, v in p.items():
+        out[int(name[1:])] = v
+    return out
+
+
 @pytest.mark.parametrize("nudged_first,called", [((True,) * 6, True), ((True, False) * 3, False)])
 def test_a_cell_is_wrong_only_if_the_digit_called_stays_the_likeliest_with_its_box_nudged(
         filled, monkeypatch, nudged_first, called):
     """A right 2 of a held-out hand, its stroke through the label, read 7 0.48, 1 0.34, 2 0.018
     (bench/check.py seeds 0..49), and 1 before 7 with the cell's box moved by 3% (the second row): a
     confused reading, not judged; the first row is read 7 before 1 every way: wrong, called 7."""
-    from kkvision.answers import read_written
-    from kkvision.vision import digits
-    from kkvision.vision.digits import NOTES, NUDGES
+    from kkvision.vision.digits import NUDGES
 
-    make, solution = filled
-    cell, n = (2, 3), 6
-    right = solution[2][3]
-    first, second = [d for d in (5, 1, 4, 3) if d != right][:2]  # digits a 6x6 holds
-    path = make(solution)
-    page = read_source(Source(str(path), path), Options())
-    real = digits.read_digits
-    seen = []
+    def pair(right):
+        return [d for d in (5, 1, 4, 3) if d != right][:2]  # digits a 6x6 holds
 
-    def reading(first_likelier):
-        probs = np.full(NOTES + 1, 0.01, np.float32)
-        probs[right] = 0.018
-        probs[first], probs[second] = (0.48, 0.34) if first_likelier else (0.34, 0.48)
-        return probs
+    def reading(right, first_likelier):
+        first, second = pair(right)
+        return _probs(right, **{f"d{first}": 0.48 if first_likelier else 0.34,
+                                f"d{second}": 0.34 if first_likelier else 0.48})
 
-    def said(crops):
-        out = real(crops).copy()
-        if len(crops) == n * n:  # the centred reading of every cell
-            out[cell[0] * n + cell[1]] = reading(True)
-        else:  # the nudged boxes of the cells called wrong: this one only
-            seen.append(len(crops))
-            out[:] = [reading(f) for f in nudged_first]
-        return out
-
-    monkeypatch.setattr(digits, "read_digits", said)
-    written = read_written(page.picture, page.outcomes[0].result.geometry, tuple(map(tuple, solution)))
+    written, seen = _read_cell_as(monkeypatch, filled, lambda right: reading(right, True),
+                                  lambda right: [reading(right, f) for f in nudged_first])
     assert seen == [len(NUDGES)]  # nudged only where the rule called a cell wrong
+    first = pair(filled[1][2][3])[0]
     assert (written.answers[2][3] == first) == called and ((2, 3) in written.unsure) != called
+
+
+def test_a_digit_the_grid_cannot_hold_read_steadily_is_still_wrong(filled, monkeypatch):
+    """A 9 read where a 6x6's right digit is written, every way the box is nudged: surely not the
+    right digit, so wrong (shown as the likeliest digit the grid holds); the likeliest digit the
+    nudged readings are compared with is the 9 itself, not the one shown."""
+    from kkvision.vision.digits import NUDGES
+
+    def reading(right):
+        a, b = [d for d in (5, 1, 4, 3) if d != right][:2]
+        return _probs(right, d9=0.5, **{f"d{a}": 0.3, f"d{b}": 0.2})
+
+    written, seen = _read_cell_as(monkeypatch, filled, reading, lambda right: [reading(right)] * len(NUDGES))
+    right = filled[1][2][3]
+    assert seen == [len(NUDGES)]
+    assert written.answers[2][3] == [d for d in (5, 1, 4, 3) if d != right][0] and (2, 3) not in written.unsure
