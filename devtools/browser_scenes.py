@@ -242,9 +242,7 @@ def _boxes(look: Look, n: int, owner: dict[Cell, int], labels: dict[Cell, str], 
         rows.append("<tr>" + "".join(tds) + "</tr>" if look.structure == "table" else "".join(tds))
     cell_css = (f"position:relative;width:{s}px;height:{s}px;padding:0;box-sizing:border-box;"
                 f"text-align:center;vertical-align:middle")
-    # a label sits clear of its cell's lines: the gaps' cage sides are inset shadows drawn inside the cell
-    # (a table's borders lie outside the box the label is placed in)
-    inset = look.pad * s + (0 if look.structure == "table" else look.thick / 2)
+    inset = _inset(look, s)
     common = (f".lb{{position:absolute;left:{inset:.1f}px;top:{inset:.1f}px;line-height:1;"
               f"font:{_font(look, look.label * s)};color:{look.ink};white-space:nowrap}}"
               f".an{{{answer_css};position:absolute;left:0;right:0;top:{s * (1 - ANSWER) * 0.8:.1f}px;line-height:1}}"
@@ -259,9 +257,12 @@ def _boxes(look: Look, n: int, owner: dict[Cell, int], labels: dict[Cell, str], 
 
 
 def _inset(look: Look, s: float) -> float:
-    """How far a drawn label sits from its cell's corner: clear of the lines, which are centred on the
-    cell's edges (the frame's, the widest, on the board's edge), by the page's padding."""
-    return look.frame / 2 + look.pad * s
+    """How far a label sits from its cell's corner, the page's padding clear of the cell's lines: a
+    table's borders lie outside the box the label is placed in; the gaps' cage sides are inset shadows
+    drawn inside the cell; an SVG's or a canvas's lines are centred on the cell's edges (the frame's,
+    the widest, on the board's edge)."""
+    clear = {"table": 0.0, "gaps": look.thick / 2}.get(look.structure, look.frame / 2)
+    return look.pad * s + clear
 
 
 def _svg(look: Look, n: int, owner: dict[Cell, int], labels: dict[Cell, str], fill: dict[Cell, str],

@@ -105,6 +105,7 @@ STRIKES: tuple[tuple[Stroke, ...], ...] = (
     (((-0.05, 0.0), (1.05, 1.0)), ((1.05, 0.0), (-0.05, 1.0))),
     (((-0.1, 0.35), (1.1, 0.2), (-0.1, 0.6), (1.1, 0.45), (-0.1, 0.85), (1.1, 0.7)),),
 )
+STRIKE_WANDER = 0.05  # of the digit's box: a strike is one quick gesture, its points wander little
 
 
 def crossing(side: int, height: float, centre: tuple[float, float], rng: random.Random,
@@ -112,14 +113,15 @@ def crossing(side: int, height: float, centre: tuple[float, float], rng: random.
     """The strokes of a hand crossing out a digit `height` px tall at `centre` (one of STRIKES,
     wandering and turned a little), as draw() gives a digit's: its ink over the digit's is a
     crossed-out answer."""
-    (w0, w1), (p0, p1), (j0, j1) = PEN_DYNAMICS[dynamics]
+    (w0, w1), (p0, p1), _ = PEN_DYNAMICS[dynamics]  # a strike's wander is its own (STRIKE_WANDER)
     scale = 4
     big = np.zeros((side * scale, side * scale), np.float32)
     width, pen, swing = height * rng.uniform(0.6, 1.0), height * rng.uniform(w0, w1), rng.uniform(p0, p1)
     turn = np.radians(rng.uniform(-12, 12))
     rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
     for points in rng.choice(STRIKES):
-        pts = np.array(points, np.float64) + np.array([[rng.gauss(0, 0.05), rng.gauss(0, 0.05)] for _ in points])
+        pts = np.array(points, np.float64) + np.array([[rng.gauss(0, STRIKE_WANDER), rng.gauss(0, STRIKE_WANDER)]
+                                                       for _ in points])
         pts = _spline(pts) if len(pts) > 2 else np.linspace(pts[0], pts[1], 24)
         xy = np.stack([(pts[:, 0] - 0.5) * width, (pts[:, 1] - 0.5) * height], 1)
         _stroke(big, xy @ rot.T + np.array(centre), pen, swing, scale, rng)

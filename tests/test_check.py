@@ -290,6 +290,11 @@ def _read_cell_as(monkeypatch, filled, centred, nudged):
     return read_written(page.picture, page.outcomes[0].result.geometry, tuple(map(tuple, solution))), seen
 
 
+def _others(right):
+    """Two digits a 6x6 holds that are not the right one."""
+    return [d for d in (5, 1, 4, 3) if d != right][:2]
+
+
 def _probs(right, **p):
     """A reading: the right digit 0.018, the digits given (d7=0.48: 7 at 0.48), the rest 0.01."""
     from kkvision.vision.digits import NOTES
@@ -309,18 +314,15 @@ def test_a_cell_is_wrong_only_if_the_digit_called_stays_the_likeliest_with_its_b
     confused reading, not judged; the first row is read 7 before 1 every way: wrong, called 7."""
     from kkvision.vision.digits import NUDGES
 
-    def pair(right):
-        return [d for d in (5, 1, 4, 3) if d != right][:2]  # digits a 6x6 holds
-
     def reading(right, first_likelier):
-        first, second = pair(right)
+        first, second = _others(right)
         return _probs(right, **{f"d{first}": 0.48 if first_likelier else 0.34,
                                 f"d{second}": 0.34 if first_likelier else 0.48})
 
     written, seen = _read_cell_as(monkeypatch, filled, lambda right: reading(right, True),
                                   lambda right: [reading(right, f) for f in nudged_first])
     assert seen == [len(NUDGES)]  # nudged only where the rule called a cell wrong
-    first = pair(filled[1][2][3])[0]
+    first = _others(filled[1][2][3])[0]
     assert (written.answers[2][3] == first) == called and ((2, 3) in written.unsure) != called
 
 
@@ -331,10 +333,10 @@ def test_a_digit_the_grid_cannot_hold_read_steadily_is_still_wrong(filled, monke
     from kkvision.vision.digits import NUDGES
 
     def reading(right):
-        a, b = [d for d in (5, 1, 4, 3) if d != right][:2]
+        a, b = _others(right)
         return _probs(right, d9=0.5, **{f"d{a}": 0.3, f"d{b}": 0.2})
 
     written, seen = _read_cell_as(monkeypatch, filled, reading, lambda right: [reading(right)] * len(NUDGES))
     right = filled[1][2][3]
     assert seen == [len(NUDGES)]
-    assert written.answers[2][3] == [d for d in (5, 1, 4, 3) if d != right][0] and (2, 3) not in written.unsure
+    assert written.answers[2][3] == _others(right)[0] and (2, 3) not in written.unsure

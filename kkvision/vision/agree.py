@@ -87,8 +87,8 @@ def _merge_empty(n: int, groups: list[list[Cell]], cells: dict[Cell, LabelReadin
                     continue
                 if max((r, c), other) in starts:  # never open the top or left edge of a labelled cell
                     continue
-                beside = tuple(groups[where[other]])
-                merged = tuple(sorted(g + list(beside)))
+                beside = groups[where[other]]
+                merged = tuple(sorted(g + beside))
                 if clue_for(cells[merged[0]].best, merged, n) is None:  # its label must fit the merged cage
                     continue
                 # a neighbour whose label cannot be a clue for it as drawn is broken
