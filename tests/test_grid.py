@@ -13,7 +13,9 @@ from devtools.generate import random_puzzle
 from devtools.synth import TRAIN_FONTS, available, random_look, render_flat
 from kkvision.render import Drawing, draw
 from kkvision.vision.cages import find_cages
-from kkvision.vision.grid import SIDE, GridGeometry, find_grid
+from kkvision.vision.grid import SIDE, GridGeometry, find_grid, find_grids
+from kkvision.vision.grid.lattice import ink
+from kkvision.vision.grid.rectify import face_on
 
 FONTS = available(TRAIN_FONTS)
 REAL = Path(__file__).resolve().parents[2] / "shared" / "real-dev"
@@ -106,6 +108,65 @@ def test_a_grid_of_dashed_lines_in_a_solid_frame_is_found(n):
     draw_board(img, 60, 60, puzzle, style, random.Random(n))
     geom, _ = find_grid(bgr(img))
     assert geom.size == n
+
+
+def _askew_app_screen(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """An app's board photographed askew: the grid's frame runs on into a toolbar right above it
+    and a keypad right under it (no outline of its own), the screen turned 8 degrees and seen in
+    perspective, so its sides slope apart.  Returns the photo and the frame's outer corners in it."""
+    from PIL import Image, ImageDraw
+
+    from devtools.scene_board import BoardStyle, draw_board
+
+    puzzle, _ = random_puzzle(n, seed=70 + n, unique=False)
+    cell = 480 / n
+    style = BoardStyle(cell=cell, thin=1, thin_colour=(190, 190, 190), thick=4, line=(60, 60, 60), frame=5,
+                       frame_colour=(60, 60, 60), label_font="DejaVuSans-Bold.ttf")
+    img = Image.new("RGB", (560, 900), (150, 150, 150))
+    d = ImageDraw.Draw(img)
+    d.rectangle((40 - 2, 60, 520 + 2, 160), fill=(60, 60, 60))  # the toolbar, against the frame's top
+    corners = draw_board(img, 40, 160, puzzle, style, random.Random(n))
+    keys = 5
+    for k in range(keys):  # the keypad, its lines joined to the frame's bottom
+        d.rectangle((40 + k * 480 / keys, 640, 40 + (k + 1) * 480 / keys, 760), fill=(90, 90, 90), outline=(60, 60, 60),
+                    width=5)
+    screen = np.asarray(img)[:, :, ::-1]
+    photo = np.full((1200, 1000, 3), 225, np.uint8)
+    src = np.float32([[0, 0], [560, 0], [560, 900], [0, 900]])
+    dst = np.float32([[260, 140], [860, 300], [800, 1080], [150, 1050]])  # turned and seen from below left
+    h = cv2.getPerspectiveTransform(src, dst)
+    photo = cv2.warpPerspective(screen, h, (1000, 1200), dst=photo, borderMode=cv2.BORDER_TRANSPARENT)
+    frame = cv2.perspectiveTransform(np.float32(corners).reshape(-1, 1, 2), h).reshape(4, 2)
+    return photo, frame
+
+
+@pytest.mark.parametrize("n", [5, 8])
+def test_a_grid_photographed_askew_with_its_frame_run_into_a_keypad_is_found(n):
+    """A photo of a phone's app taken askew: the board's frame is part of one outline with the
+    toolbar and the keypad, and its sides slope apart, so no frame was found but a block of cages
+    (a dim teal app's 8x8 read as a 4x4).  Turned face on by the lines' vanishing points, it is."""
+    photo, frame = _askew_app_screen(n)
+    grids = find_grids(photo)
+    assert len(grids) == 1
+    geom, _ = grids[0]
+    assert geom.size == n
+    side = float(np.linalg.norm(frame[1] - frame[0]))
+    assert np.abs(np.float32(geom.corners) - frame).max() < 0.03 * side
+
+
+def test_face_on_turns_the_lines_of_a_grid_seen_askew_upright_and_level():
+    photo, frame = _askew_app_screen(6)
+    gray = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
+    turn = face_on(cv2.morphologyEx(ink(gray), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)))
+    assert turn is not None
+    tl, tr, br, bl = cv2.perspectiveTransform(frame.reshape(-1, 1, 2), turn).reshape(4, 2)
+    side = float(np.linalg.norm(tr - tl))
+    for a, b, axis in ((tl, tr, 1), (bl, br, 1), (tl, bl, 0), (tr, br, 0)):  # level tops, upright sides
+        assert abs(a[axis] - b[axis]) < 0.02 * side
+    assert 0.8 < np.linalg.norm(bl - tl) / side < 1.25  # still about square
+    # a picture face on already is no different look
+    flat_board = cv2.cvtColor(bgr(flat(6, 3)[0]), cv2.COLOR_BGR2GRAY)
+    assert face_on(cv2.morphologyEx(ink(flat_board), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))) is None
 
 
 def _bend(image: np.ndarray, amount: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -5,6 +5,8 @@
   lattice     each candidate warped to a small square and judged: does an n x n
               lattice explain its straight ink, and which n; the largest
               grid that is one wins;
+  rectify     a picture taken askew turned face on, when no whole grid is found
+              as it is;
   trace       every line of the winner followed through the full picture, a
               smooth field fitted, and a mesh made that maps the straightened
               square back into the picture (curved pages included).
@@ -22,6 +24,7 @@ from ...vocab import PICTURE_SIZES
 from ..stages import SIDE, GridGeometry
 from .candidates import frame_candidates
 from .lattice import Verdict, ink, judge
+from .rectify import face_on
 from .trace import trace
 
 __all__ = ["LOW_CONTRAST", "NO_GRID", "SIDE", "STRETCH_TAILS", "GridGeometry", "find_grid", "find_grids", "ink_mask", "searches", "to_gray", "tried_frames"]
@@ -178,7 +181,7 @@ def find_grid(image: np.ndarray) -> tuple[GridGeometry, np.ndarray]:
     gray = to_gray(image)
     for look in (gray, 255 - gray):
         small, scale = _shrunk(look)
-        mask = cv2.morphologyEx(ink(small), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        mask = _mask(small)
         for quad in sorted(frame_candidates(mask), key=cv2.contourArea, reverse=True):
             verdict = _judge(small, quad)
             if verdict is not None:  # the largest grid wins (its cages and cells are grids too)
@@ -229,7 +232,9 @@ def searches(image: np.ndarray) -> Iterator[list[tuple[GridGeometry, np.ndarray]
     they are tried: the picture; its negative (a dark theme's light lines);
     and, for a dim or washed-out picture (its grey levels spanning less than
     LOW_CONTRAST), both again with the contrast stretched, since ink is told
-    from paper by a fixed step in grey (lattice.ink).  find_grids takes the
+    from paper by a fixed step in grey (lattice.ink); and when none of those
+    found a whole grid, both turned face on (rectify.face_on: a grid
+    photographed askew whose frame runs into its surroundings).  find_grids takes the
     first that finds any; a page reader goes on to the next when those it
     found are no KenKen (a dark site's sudoku ads, dark on light, beside its
     light-on-dark KenKen).  A grid found once is not found again: a later
@@ -243,8 +248,8 @@ def searches(image: np.ndarray) -> Iterator[list[tuple[GridGeometry, np.ndarray]
     before: list[np.ndarray] = []
     partial: list[tuple[GridGeometry, np.ndarray]] = []  # the first look's part of a grid, held back
 
-    def apart(look: np.ndarray) -> list[tuple[GridGeometry, np.ndarray]]:
-        grids, whole = _grids(gray, look)
+    def apart(look: np.ndarray, back: np.ndarray | None = None) -> list[tuple[GridGeometry, np.ndarray]]:
+        grids, whole = _grids(gray, look, back)
         fresh = [g for g in grids if not any(_found_before(_quad(g[0]), q) for q in before)]
         before.extend(_quad(geom) for geom, _ in grids)
         if whole or not fresh:
@@ -256,11 +261,27 @@ def searches(image: np.ndarray) -> Iterator[list[tuple[GridGeometry, np.ndarray]
     yield apart(gray)
     yield apart(255 - gray)
     lo, hi = np.percentile(gray[::CONTRAST_STEP, ::CONTRAST_STEP], STRETCH_TAILS)  # only when still needed
+    base = gray
     if hi - lo < LOW_CONTRAST:
-        stretched = np.clip((gray.astype(np.float32) - lo) * (255.0 / max(1.0, hi - lo)), 0, 255).astype(np.uint8)
-        yield apart(stretched)
-        yield apart(255 - stretched)
+        base = np.clip((gray.astype(np.float32) - lo) * (255.0 / max(1.0, hi - lo)), 0, 255).astype(np.uint8)
+        yield apart(base)
+        yield apart(255 - base)
+    for look in (base, 255 - base):  # no whole grid yet: a grid photographed askew, its frame run into its
+        turn = _face_on(look)        # surroundings, is found with the picture turned face on
+        if turn is not None:
+            yield apart(cv2.warpPerspective(look, turn, look.shape[1::-1], borderMode=cv2.BORDER_REPLICATE),
+                        np.linalg.inv(turn))
     yield partial
+
+
+def _face_on(look: np.ndarray) -> np.ndarray | None:
+    """rectify.face_on for the whole picture `look` (found on it shrunk), in its own pixels."""
+    small, scale = _shrunk(look)
+    turn = face_on(_mask(small))
+    if turn is None:
+        return None
+    to_small = np.diag([scale, scale, 1.0])
+    return np.linalg.inv(to_small) @ turn @ to_small
 
 
 def _found_before(quad: np.ndarray, before: np.ndarray) -> bool:
@@ -289,17 +310,25 @@ def tried_frames(image: np.ndarray) -> list[np.ndarray]:
     return out
 
 
-def _page_candidates(look: np.ndarray) -> tuple[np.ndarray, float, list[np.ndarray]]:
-    """`look` shrunk, its scale, and the frame candidates of a page in it, largest first."""
+def _page_candidates(look: np.ndarray, loose: bool = False) -> tuple[np.ndarray, float, list[np.ndarray]]:
+    """`look` shrunk, its scale, and the frame candidates of a page in it, largest first
+    (`loose`: a picture turned face on, candidates.frame_candidates)."""
     small, scale = _shrunk(look)
-    mask = cv2.morphologyEx(ink(small), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    return small, scale, sorted(frame_candidates(mask, page=True), key=cv2.contourArea, reverse=True)
+    return small, scale, sorted(frame_candidates(_mask(small), page=True, loose=loose), key=cv2.contourArea,
+                                reverse=True)
 
 
-def _grids(gray: np.ndarray, look: np.ndarray) -> tuple[list[tuple[GridGeometry, np.ndarray]], bool]:
-    """find_grids with the candidates looked for in `look` (the picture, or its negative),
+def _mask(small: np.ndarray) -> np.ndarray:
+    """The ink of a shrunk picture, small gaps closed: where frames are looked for."""
+    return cv2.morphologyEx(ink(small), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+
+
+def _grids(gray: np.ndarray, look: np.ndarray, back: np.ndarray | None = None
+           ) -> tuple[list[tuple[GridGeometry, np.ndarray]], bool]:
+    """find_grids with the candidates looked for in `look` (the picture, or its negative, or
+    either turned face on: then `back` is the homography from its pixels to the picture's),
     and whether they are whole grids (not one grid cut by the edge or a block of a bigger one)."""
-    small, scale, candidates = _page_candidates(look)
+    small, scale, candidates = _page_candidates(look, loose=back is not None)
     found: list[tuple[np.ndarray, Verdict]] = []
     # grids cut by the edge, blocks of bigger grids, with their cell's side: nothing in them with cells of
     # that side or finer is a grid; one of clearly bigger cells is (a wrong frame about a grid, e.g. one
@@ -333,5 +362,8 @@ def _grids(gray: np.ndarray, look: np.ndarray) -> tuple[list[tuple[GridGeometry,
     whole = bool(found)
     if not found and first is not None:  # one grid, cut by the picture's edge: as find_grid takes it
         found = [first]
+    if back is not None:  # each frame where it lies in the picture, in its shrunk pixels as _finish takes them
+        found = [(((cv2.perspectiveTransform(((q + 0.5) / scale - 0.5).reshape(-1, 1, 2), back).reshape(4, 2)
+                    + 0.5) * scale - 0.5).astype(np.float32), v) for q, v in found]
     boxes = [(float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max())) for q, _ in found]
     return [_finish(gray, found[i][0], scale, found[i][1].size) for i in reading_order(boxes)], whole

@@ -77,19 +77,22 @@ def _groups(flags: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(starts.tolist(), ends.tolist()))
 
 
-def line_rects(mask: np.ndarray, min_side: float = MIN_SIDE, most: int = MAX_LINES) -> list[np.ndarray]:
+def line_rects(mask: np.ndarray, min_side: float = MIN_SIDE, most: int = MAX_LINES, loose: bool = False
+               ) -> list[np.ndarray]:
     """Rectangles whose four sides are long lines of ink: pairs of long vertical
-    lines, closed by the top and bottom lines that span them fully.  Upright, and
-    when the long lines lean (a page scanned askew), also in the picture turned
-    upright: a frame whose outline runs into a rule beside it is found only so."""
-    out, skew = _upright_rects(mask, min_side, most)
+    lines, closed by the top and bottom lines that span them fully (those that
+    make the squarest rectangle; `loose`: every pair that makes one near enough
+    square).  Upright, and when the long lines lean (a page scanned askew), also
+    in the picture turned upright: a frame whose outline runs into a rule beside
+    it is found only so."""
+    out, skew = _upright_rects(mask, min_side, most, loose)
     if abs(skew) < MIN_SKEW:
         return out
     h, w = mask.shape
     turn = cv2.getRotationMatrix2D((w / 2, h / 2), -skew, 1.0)
     upright = cv2.warpAffine(mask, turn, (w, h), flags=cv2.INTER_NEAREST)
     back = cv2.invertAffineTransform(turn)
-    for q in _upright_rects(upright, min_side, most)[0]:
+    for q in _upright_rects(upright, min_side, most, loose)[0]:
         out.append(order(cv2.transform(q.reshape(-1, 1, 2), back).reshape(4, 2).astype(np.float32)))
     return out
 
@@ -113,7 +116,8 @@ def _skew(labels: np.ndarray, stats: np.ndarray, keep: list[int]) -> float:
     return float(np.asarray(angles)[order_][np.searchsorted(cum, cum[-1] / 2)])
 
 
-def _upright_rects(mask: np.ndarray, min_side: float, most: int) -> tuple[list[np.ndarray], float]:
+def _upright_rects(mask: np.ndarray, min_side: float, most: int, loose: bool = False
+                   ) -> tuple[list[np.ndarray], float]:
     """line_rects' upright rectangles, and how far the long vertical lines lean (degrees)."""
     h, w = mask.shape
     short = min(h, w)
@@ -143,16 +147,12 @@ def _upright_rects(mask: np.ndarray, min_side: float, most: int) -> tuple[list[n
             rows = np.arange(max(0, y0 - tol), min(h, y1 + tol))
             cover = (cs[rows, x1 - 1] - cs[rows, x0]) / max(1, width - 1)
             full = [(rows[s] + rows[e]) / 2 for s, e in _groups(cover >= FULL)]
-            best = None
-            for ti, top in enumerate(full):
-                for bottom in full[ti + 1:]:
-                    err = abs((bottom - top) - width) / width
-                    if err <= SQUARE and (best is None or err < best[0]):
-                        best = (err, top, bottom)
-            if best is not None:
-                _, top, bottom = best
+            fits = sorted((abs((bottom - top) - width) / width, top, bottom)
+                          for ti, top in enumerate(full) for bottom in full[ti + 1:])
+            fits = [f for f in fits if f[0] <= SQUARE][:None if loose else 1]
+            for _, top, bottom in fits:
                 out.append(np.asarray([[x0, top], [x1 - 1, top], [x1 - 1, bottom], [x0, bottom]], np.float32))
-            elif abs((left[2] - left[1]) - width) <= SQUARE * width:  # a frame seen in perspective: its top and
+            if not fits and abs((left[2] - left[1]) - width) <= SQUARE * width:  # a frame seen in perspective: its top and
                 # bottom lines slope (converge) and fill no row, but run between the two lines' ends
                 (ltop, lbottom), (rtop, rbottom) = _ends(labels, stats, left[3]), _ends(labels, stats, right[3])
                 quad = np.asarray([ltop, rtop, rbottom, lbottom], np.float32)
@@ -179,15 +179,17 @@ def _covered(mask: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
     return float(np.mean(mask[ys, xs] > 0))
 
 
-def frame_candidates(mask: np.ndarray, page: bool = False) -> list[np.ndarray]:
+def frame_candidates(mask: np.ndarray, page: bool = False, loose: bool = False) -> list[np.ndarray]:
     """Candidate frames (tl, tr, br, bl) in `mask`'s pixels, near-duplicates dropped.
-    `page`: look for several, smaller grids too (a page of puzzles)."""
+    `page`: look for several, smaller grids too (a page of puzzles).  `loose`: a picture
+    turned face on (rectify), whose squares may come out a little oblong: every
+    rectangle of long lines near enough square, not only the squarest."""
     found: list[np.ndarray] = []
     tol = 0.01 * min(mask.shape)
     if page:
         h, w = mask.shape
         quads = (contour_quads(mask, min(MIN_AREA, PAGE_MIN_SIDE ** 2 * min(h, w) / max(h, w)), PAGE_MAX_CONTOURS)
-                 + line_rects(mask, min(MIN_SIDE, PAGE_MIN_SIDE), PAGE_MAX_LINES))
+                 + line_rects(mask, min(MIN_SIDE, PAGE_MIN_SIDE), PAGE_MAX_LINES, loose))
     else:
         quads = contour_quads(mask) + line_rects(mask)
     for q in quads:
