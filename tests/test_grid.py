@@ -154,6 +154,16 @@ def test_a_grid_photographed_askew_with_its_frame_run_into_a_keypad_is_found(n):
     assert np.abs(np.float32(geom.corners) - frame).max() < 0.03 * side
 
 
+def test_the_frames_a_failed_search_tried_include_those_of_the_picture_turned_face_on():
+    """The debug picture of a search shows what it looked at: for a photo taken askew, the frame
+    found only with the picture turned face on, mapped back into the picture."""
+    from kkvision.vision.grid import tried_frames
+
+    photo, frame = _askew_app_screen(8)
+    side = float(np.linalg.norm(frame[1] - frame[0]))
+    assert any(np.abs(np.float32(q) - frame).max() < 0.03 * side for q in tried_frames(photo))
+
+
 def test_face_on_turns_the_lines_of_a_grid_seen_askew_upright_and_level():
     photo, frame = _askew_app_screen(6)
     gray = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)

@@ -300,13 +300,20 @@ def _quad(geom: GridGeometry) -> np.ndarray:
 
 def tried_frames(image: np.ndarray) -> list[np.ndarray]:
     """The frames find_grids judges (the largest MAX_JUDGED candidates, of the
-    picture and of its negative), as quads in the picture's pixels: what a
-    failed search looked at, for the debug picture."""
+    picture and of its negative, as they are and turned face on), as quads in
+    the picture's pixels: what a failed search looked at, for the debug picture."""
     gray = to_gray(image)
     out = []
     for look in (gray, 255 - gray):
         small, scale, quads = _page_candidates(look)
         out += [(q + 0.5) / scale - 0.5 for q in quads[:MAX_JUDGED]]
+        turn = _face_on(look)
+        if turn is not None:
+            small, scale, quads = _page_candidates(
+                cv2.warpPerspective(look, turn, look.shape[1::-1], borderMode=cv2.BORDER_REPLICATE), loose=True)
+            back = np.linalg.inv(turn)
+            out += [cv2.perspectiveTransform(((q + 0.5) / scale - 0.5).reshape(-1, 1, 2), back).reshape(4, 2)
+                    for q in quads[:MAX_JUDGED]]
     return out
 
 
