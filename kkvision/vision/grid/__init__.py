@@ -267,21 +267,28 @@ def searches(image: np.ndarray) -> Iterator[list[tuple[GridGeometry, np.ndarray]
         yield apart(base)
         yield apart(255 - base)
     for look in (base, 255 - base):  # no whole grid yet: a grid photographed askew, its frame run into its
-        turn = _face_on(look)        # surroundings, is found with the picture turned face on
-        if turn is not None:
-            yield apart(cv2.warpPerspective(look, turn, look.shape[1::-1], borderMode=cv2.BORDER_REPLICATE),
-                        np.linalg.inv(turn))
+        turned = _face_on(look)      # surroundings, is found with the picture turned face on
+        if turned is not None:
+            yield apart(*turned)
     yield partial
 
 
-def _face_on(look: np.ndarray) -> np.ndarray | None:
-    """rectify.face_on for the whole picture `look` (found on it shrunk), in its own pixels."""
+def _face_on(look: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """`look` turned face on (rectify.face_on, found on it shrunk), and the homography from its
+    pixels back to the picture's; None when it is face on already or shows no two families of lines."""
     small, scale = _shrunk(look)
     turn = face_on(_mask(small))
     if turn is None:
         return None
     to_small = np.diag([scale, scale, 1.0])
-    return np.linalg.inv(to_small) @ turn @ to_small
+    turn = np.linalg.inv(to_small) @ turn @ to_small
+    return (cv2.warpPerspective(look, turn, look.shape[1::-1], borderMode=cv2.BORDER_REPLICATE),
+            np.linalg.inv(turn))
+
+
+def _in_picture(quad: np.ndarray, scale: float, back: np.ndarray) -> np.ndarray:
+    """A quad found in a face-on look's shrunk pixels, in the picture's own pixels."""
+    return cv2.perspectiveTransform(((quad + 0.5) / scale - 0.5).reshape(-1, 1, 2), back).reshape(4, 2)
 
 
 def _found_before(quad: np.ndarray, before: np.ndarray) -> bool:
@@ -307,13 +314,10 @@ def tried_frames(image: np.ndarray) -> list[np.ndarray]:
     for look in (gray, 255 - gray):
         small, scale, quads = _page_candidates(look)
         out += [(q + 0.5) / scale - 0.5 for q in quads[:MAX_JUDGED]]
-        turn = _face_on(look)
-        if turn is not None:
-            small, scale, quads = _page_candidates(
-                cv2.warpPerspective(look, turn, look.shape[1::-1], borderMode=cv2.BORDER_REPLICATE), loose=True)
-            back = np.linalg.inv(turn)
-            out += [cv2.perspectiveTransform(((q + 0.5) / scale - 0.5).reshape(-1, 1, 2), back).reshape(4, 2)
-                    for q in quads[:MAX_JUDGED]]
+        turned = _face_on(look)
+        if turned is not None:
+            small, scale, quads = _page_candidates(turned[0], loose=True)
+            out += [_in_picture(q, scale, turned[1]) for q in quads[:MAX_JUDGED]]
     return out
 
 
@@ -370,7 +374,6 @@ def _grids(gray: np.ndarray, look: np.ndarray, back: np.ndarray | None = None
     if not found and first is not None:  # one grid, cut by the picture's edge: as find_grid takes it
         found = [first]
     if back is not None:  # each frame where it lies in the picture, in its shrunk pixels as _finish takes them
-        found = [(((cv2.perspectiveTransform(((q + 0.5) / scale - 0.5).reshape(-1, 1, 2), back).reshape(4, 2)
-                    + 0.5) * scale - 0.5).astype(np.float32), v) for q, v in found]
+        found = [(((_in_picture(q, scale, back) + 0.5) * scale - 0.5).astype(np.float32), v) for q, v in found]
     boxes = [(float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max())) for q, _ in found]
     return [_finish(gray, found[i][0], scale, found[i][1].size) for i in reading_order(boxes)], whole

@@ -191,7 +191,7 @@ def frame_candidates(mask: np.ndarray, page: bool = False, loose: bool = False) 
         quads = (contour_quads(mask, min(MIN_AREA, PAGE_MIN_SIDE ** 2 * min(h, w) / max(h, w)), PAGE_MAX_CONTOURS)
                  + line_rects(mask, min(MIN_SIDE, PAGE_MIN_SIDE), PAGE_MAX_LINES, loose))
     else:
-        quads = contour_quads(mask) + line_rects(mask)
+        quads = contour_quads(mask) + line_rects(mask, loose=loose)
     for q in quads:
         if plausible(q) and not any(np.abs(q - f).max() < tol for f in found):
             found.append(q)
