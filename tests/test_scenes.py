@@ -241,6 +241,16 @@ def test_a_thin_frame_is_traced_on_itself_not_on_the_heavy_outline_inset_just_in
     solves_one(sc, size=7)
 
 
+def test_a_frame_taken_over_the_darker_outline_inset_inside_it_is_not_averaged_with_that_outline():
+    """dim-train-7 (midnight blue, a tablet photographed dark): a thin frame, each cage outlined in
+    dashes a little inside its cells, the outlines darker than the frame.  Where tracing took the
+    frame (the like line nearest the quad) over the darker outline, it then paired the frame with
+    that outline as if they were the outlines either side of a cell line, and put the frame between
+    them: the edge cells cut short, three cages misread (exit 5).  A frame taken over a darker line
+    stands alone: the 9x9 solves."""
+    solves_one(scene("dim", 7, heldout=False), size=9)
+
+
 def test_a_dark_grid_spanning_the_screenshot_is_no_part_of_a_bigger_one_for_the_white_beyond_it():
     """app-heldout-78 (solarized dark, fresh seeds 60..79): the 4x4's thick frame runs to within
     5 px of both sides of the screenshot.  Whether its lines go on past the frame was looked at

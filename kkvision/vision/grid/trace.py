@@ -190,7 +190,8 @@ def _finds(profiles: np.ndarray, lines: np.ndarray, half: float, cell: float
     over the frame), not a line: the darkest narrow run is taken instead.
     Two like peaks either side of where the line is expected, PAIR cells
     apart, are two cages' outlines inset in the cells either side of a
-    (fainter) cell line: the line is between them."""
+    (fainter) cell line: the line is between them; but a frame line taken
+    over a darker one (_nearest_like) with such a partner is no find."""
     ks, ss, pos, strength = [], [], [], []
     length = profiles.shape[1]
     kk, sk = np.meshgrid(np.arange(lines.shape[0]), np.arange(profiles.shape[0]), indexing="ij")
@@ -217,6 +218,7 @@ def _finds(profiles: np.ndarray, lines: np.ndarray, half: float, cell: float
             look[max(0, ca - (lo - elo)):max(0, cb + 1 - (lo - elo))] = floor
         if not line or top <= floor:
             continue
+        darkest = p
         if k == 0 or k == lines.shape[0] - 1:  # the frame: of like lines, the one nearest the frame's quad
             p = _nearest_like(look, wide, lo - elo, p, c - lo, floor, top, cell)
             top = float(look[p])
@@ -230,11 +232,14 @@ def _finds(profiles: np.ndarray, lines: np.ndarray, half: float, cell: float
         else:
             rest[max(0, int(np.ceil(at))):] = floor
         q = int(np.argmax(rest))
-        if (rest[q] - floor >= LINED * (top - floor) and PAIR[0] * cell <= abs(q - p) <= PAIR[1] * cell
+        if (rest[q] - floor >= LINED * (top - floor)
+                and PAIR[0] * cell <= abs(q - p) <= PAIR[1] * cell
                 and min(p, q) < at < max(p, q) and seg[min(p, q):max(p, q) + 1].min() < level
                 and (rest[q] - floor >= LIKE * (top - floor) or _lined(seg, p, q, floor + FAINT * (top - floor)))):
             qa, qb, _ = _peak(wide, q + lo - elo, floor + CORE * (rest[q] - floor))
             if qb - qa + 1 <= BAND_WIDTH * cell:
+                if p != darkest:  # a frame taken over a darker line beside it: which is the frame, this
+                    continue      # strip cannot tell (an outline inset inside a thin frame, a rule outside)
                 centre = (centre + _peak(seg, q, (rest[q] + floor) / 2)[2]) / 2
         centre += lo
         ks.append(k)
