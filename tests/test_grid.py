@@ -179,6 +179,45 @@ def test_face_on_turns_the_lines_of_a_grid_seen_askew_upright_and_level():
     assert face_on(cv2.morphologyEx(ink(flat_board), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))) is None
 
 
+def test_strokes_of_digits_written_along_a_row_of_cells_make_no_crossing_run():
+    """lattice.segments: a crossing run joins pieces at one height in neighbouring strips only where
+    the ink goes on across the edge between the strips.  A row of written answers (a stroke in each
+    cell, none reaching the next) chained into a run as long as a line, off every lattice line: a
+    filled-in grid was no grid (filled-heldout-32, filled-train-54)."""
+    from kkvision.vision.grid.lattice import PIECES, segments
+
+    side = 450
+    mask = np.zeros((side, side), np.uint8)
+    strip = side // PIECES
+    for k in range(PIECES):  # a 30 px stroke in the middle of each strip, at y = 100
+        cv2.line(mask, (k * strip + 10, 100), (k * strip + 40, 100), 255, 2)
+    cv2.line(mask, (0, 300), (side - 1, 300), 255, 2)  # a line across the square
+    h, _ = segments(mask)
+    strokes, line = h[np.abs(h[:, 0] - 100) < 5], h[np.abs(h[:, 0] - 300) < 5]
+    assert len(strokes) == PIECES and (strokes[:, 3] == strokes[:, 1]).all()
+    assert strokes[:, 2].min() > 0.5 * side  # chained, as they always were
+    assert line[:, 2].min() >= 0.95 * side and line[:, 3].min() >= 0.95 * side
+
+
+@pytest.mark.parametrize("family,seed,heldout,count", [("filled", 32, True, 1), ("filled", 54, False, 2)])
+def test_a_grid_filled_in_with_big_answers_is_found(family, seed, heldout, count):
+    """filled-heldout-32 (candy, typed answers half a cell high, dashed outlines) and filled-train-54
+    (a magazine page, answers written big): the answers' strokes, a row of them at one height, made
+    runs as long as a line off the lattice, and the grid was no grid (exit 4; one of two puzzles).
+    Where every line of a lattice is inked, only runs that cross from strip to strip three quarters
+    of its cell long count against it."""
+    from devtools.scenes import scene
+    from kkvision.pipeline import Options, read_source
+    from kkvision.sources import of_bytes
+
+    sc = scene(family, seed, heldout=heldout)
+    page = read_source(of_bytes(sc.data, sc.name), Options())
+    assert len(sc.puzzles) == count and len(page.outcomes) == count
+    for outcome, truth in zip(page.outcomes, sc.puzzles):
+        assert outcome.result is not None, outcome.error
+        assert tuple(map(tuple, outcome.result.solution)) == tuple(map(tuple, truth.solution))
+
+
 def _bend(image: np.ndarray, amount: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A page bowed like a book's: rows sag in the middle, columns squeeze towards one side.
     Returns the bent picture and, per output pixel, where it came from in the flat one."""

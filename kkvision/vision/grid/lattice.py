@@ -8,7 +8,10 @@ The square is a candidate frame warped upright.  Two kinds of evidence:
             whole cell side, so for each n only runs at least LINE_RUN of its
             cell long are weighed: the strokes of a big digit written in a
             cell (an answer, a keypad key) are no line of a grid of cells that
-            size, though they would be of one half as big;
+            size, though they would be of one half as big.  Where all of n's
+            lines are inked, n also explains when runs that cross from piece to
+            piece at least LINED_RUN of a cell long lie on them (a row of big
+            answers written in, each stroke stopping short of the next);
   support   how fully each lattice line is inked along its length, strip by
             strip (so a bowed line still counts), after closing small gaps
             (dotted and faint lines count).
@@ -35,7 +38,11 @@ EXPLAIN_TOL = 0.2  # a segment lies on a lattice line when this close, in cells 
 UNEXPLAINED = 0.12  # an explaining lattice leaves at most this fraction of inner segment length off its lines
 PIECES = 9  # segments are cut into this many pieces along the side, so a bowed line's pieces follow it
 LINE_RUN = 0.45  # a lattice's line runs at least this share of its cell (a digit drawn in a cell: ~0.35)
-RUN_TOL = 0.02  # pieces in neighbouring strips this close (of the side) are one run
+LINED_RUN = 0.75  # ... or where all its lines are inked, only crossing runs this long are weighed: a lattice with
+                  # a row of written answers (half a cell wide and more, at one height) explains its lines
+RUN_TOL = 0.02  # pieces in neighbouring strips this close (of the side) are one run;
+TOUCH = 0.01  # ... a crossing run when each also reaches this close (of the side) to the edge between their
+              # strips: a line runs on across it, while strokes of digits written in a row of cells stop short
 MIN_INNER = 1.0  # a grid has inner segments of at least this many sides' length in all
 DASH_GAP = 0.025  # ... or has them once gaps this long (of the side) are closed: dashed lines, whose dashes
                   # (a twelfth of a cell, as long as their gaps) are shorter than a segment
@@ -61,11 +68,12 @@ def ink(gray: np.ndarray) -> np.ndarray:
 
 
 def segments(mask: np.ndarray, bridge: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """(position, length, run) of horizontal and vertical ink runs, one row per
-    piece: within each of PIECES strips, a band of consecutive rows holding
-    runs is one piece (its length the longest run, its position their mean);
-    `run` is the length of the pieces it continues with in neighbouring strips.
-    `bridge`: gaps this long along a run are closed first (dashed lines)."""
+    """(position, length, run, crossing run) of horizontal and vertical ink runs,
+    one row per piece: within each of PIECES strips, a band of consecutive rows
+    holding runs is one piece (its length the longest run, its position their
+    mean); `run` is the length of the pieces it continues with in neighbouring
+    strips, `crossing run` that where its ink also crosses the edges between
+    them (_runs).  `bridge`: gaps this long along a run are closed first (dashed lines)."""
     side = mask.shape[0]
     run = max(5, int(SEGMENT * side / max(SIZES)))
     edges = np.linspace(0, side, PIECES + 1).astype(int)
@@ -79,6 +87,7 @@ def segments(mask: np.ndarray, bridge: int = 0) -> tuple[np.ndarray, np.ndarray]
         cs = np.zeros((side, side + 1), np.int32)
         np.cumsum(m, axis=1, out=cs[:, 1:])
         counts = (cs[:, edges[1:]] - cs[:, edges[:-1]]).astype(float)  # (rows, pieces)
+        touch = max(1, int(TOUCH * side))
         found = []
         for p in range(PIECES):
             col = counts[:, p]
@@ -86,16 +95,27 @@ def segments(mask: np.ndarray, bridge: int = 0) -> tuple[np.ndarray, np.ndarray]
                 if b - a + 1 >= run:  # a blob, not a run
                     continue
                 w = col[a:b + 1]
-                found.append((float((np.arange(a, b + 1) * w).sum() / w.sum()), float(w.max()), p))
-        out.append(_runs(np.asarray(found, float).reshape(-1, 3), RUN_TOL * side))
+                ends = (bool(m[a:b + 1, edges[p]:edges[p] + touch].any()),
+                        bool(m[a:b + 1, edges[p + 1] - touch:edges[p + 1]].any()))
+                found.append((float((np.arange(a, b + 1) * w).sum() / w.sum()), float(w.max()), p, *ends))
+        out.append(_runs(np.asarray(found, float).reshape(-1, 5), RUN_TOL * side))
     return out[0], out[1]
 
 
 def _runs(pieces: np.ndarray, tol: float) -> np.ndarray:
-    """(position, length, run): each piece with the summed length of the chain
-    of pieces at its position (within tol) in consecutive strips."""
-    out = np.zeros((len(pieces), 3))
+    """(position, length, run, crossing run): each piece with the summed length
+    of the chain of pieces at its position (within tol) in consecutive strips,
+    and of the chain joined only where the ink crosses the edge between the
+    strips (pieces: position, length, strip, touches its strip's start, end)."""
+    out = np.zeros((len(pieces), 4))
     out[:, :2] = pieces[:, :2]
+    out[:, 2] = _chained(pieces, tol, crossing=False)
+    out[:, 3] = _chained(pieces, tol, crossing=True)
+    return out
+
+
+def _chained(pieces: np.ndarray, tol: float, crossing: bool) -> list[float]:
+    """Per piece, the summed length of its chain (_runs)."""
     parent = list(range(len(pieces)))
 
     def root(i: int) -> int:
@@ -109,13 +129,15 @@ def _runs(pieces: np.ndarray, tol: float) -> np.ndarray:
         for j in order[a_pos + 1:]:
             if pieces[j, 0] - pieces[i, 0] > tol:
                 break
-            if abs(pieces[j, 2] - pieces[i, 2]) == 1:
+            if abs(pieces[j, 2] - pieces[i, 2]) != 1:
+                continue
+            first, second = (i, j) if pieces[j, 2] > pieces[i, 2] else (j, i)
+            if not crossing or (pieces[first, 4] and pieces[second, 3]):
                 parent[root(int(j))] = root(int(i))
     totals: dict[int, float] = {}
     for i in range(len(pieces)):
         totals[root(i)] = totals.get(root(i), 0.0) + pieces[i, 1]
-    out[:, 2] = [totals[root(i)] for i in range(len(pieces))]
-    return out
+    return [totals[root(i)] for i in range(len(pieces))]
 
 
 def _groups(flags: np.ndarray) -> list[tuple[int, int]]:
@@ -144,10 +166,11 @@ def line_support(cov: np.ndarray, lo: float, hi: float) -> float:
     return float(cov[:, a:b].max(axis=1).mean())
 
 
-def _explained(segs: np.ndarray, n: int, side: int) -> float:
-    """Fraction of the length of runs long enough to be n's lines that lies on n's lattice."""
+def _explained(segs: np.ndarray, n: int, side: int, lined: bool = False) -> float:
+    """Fraction of the length of runs long enough to be n's lines that lies on n's lattice: runs
+    LINE_RUN of its cell long, or with `lined` crossing runs LINED_RUN of it long."""
     cell = side / n
-    segs = segs[segs[:, 2] >= LINE_RUN * cell]
+    segs = segs[segs[:, 3] >= LINED_RUN * cell] if lined else segs[segs[:, 2] >= LINE_RUN * cell]
     if segs.size == 0:
         return 0.0
     off = np.abs(segs[:, 0] / cell - np.round(segs[:, 0] / cell))
@@ -177,15 +200,16 @@ def judge(mask: np.ndarray, pad: int, cut: tuple[bool, bool, bool, bool] = (Fals
             break
     else:
         return None
-    explaining = []
+    explaining, lined = [], []
     for n in SIZES:
         frac = _explained(inner, n, side)
         if frac >= 1 - UNEXPLAINED:
             explaining.append((n, frac))
-    if not explaining:
-        return None
+        frac = max(frac, _explained(inner, n, side, lined=True))
+        if frac >= 1 - UNEXPLAINED:
+            lined.append((n, frac))
     supported = []
-    for n, frac in explaining:
+    for n, frac in lined:  # explaining with LINED_RUN: these must have all their lines inked
         cell = side / n
         weakest = min(line_support(cov, pad + (k - SEARCH) * cell, pad + (k + SEARCH) * cell)
                       for cov in (rows, cols) for k in range(1, n))
@@ -193,6 +217,8 @@ def judge(mask: np.ndarray, pad: int, cut: tuple[bool, bool, bool, bool] = (Fals
             supported.append((n, frac, min(weakest, frame)))
     if supported:
         return Verdict(*max(supported))
+    if not explaining:
+        return None
     joined = joined_to_frame(mask[pad:pad + side, pad:pad + side])
     h, v = segments(joined)
     inner = np.vstack([s[(s[:, 0] > margin) & (s[:, 0] < side - margin)] for s in (h, v)])
