@@ -4,8 +4,8 @@
                                          [--workers N] [--profile]
 
 Starts the server on a free loopback port (127.0.0.1 only), warms it with a few requests, then
-for each client count sends --requests POST /api/solve requests of one picture (by default the first
-9x9 book photo of ../shared/real-dev/dlowe that kkvision answers, else samples/scan-9x9.jpg) from
+for each client count sends --requests POST /api/solve requests of one picture (by default the
+9x9 book photo bench/speed.py times, ../shared/real-dev/dlowe/IMG_0658.JPG, else samples/scan-9x9.jpg) from
 that many concurrent keep-alive clients, and prints p50/p95 latency, throughput, errors (any reply
 but 200 with every record ok), timeouts, and the server's memory (its process and its workers')
 before and after.  Bounded: each request has a --timeout, each run stops after --max-seconds, and
@@ -30,25 +30,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+from speed import book_photo  # noqa: E402  (bench/ is the script's folder on sys.path)
+
 WARM = 5  # requests before measuring: the workers' first pictures (buffers, caches) are not counted
 START = 180  # s the server may take to start its workers
-
-
-def book_photo(real: Path) -> Path:
-    """The first 9x9 book photo that kkvision answers (as bench/speed.py picks it), else the 9x9 scan."""
-    from kkvision.api import solve_image
-    from kkvision.errors import KkvisionError
-
-    folder = real / "dlowe"
-    for p in sorted(folder.iterdir()) if folder.is_dir() else []:
-        truth = p.with_name(p.name + ".truth.json")
-        if p.suffix.lower() == ".jpg" and truth.exists() and json.loads(truth.read_text()).get("size") == 9:
-            try:
-                solve_image(p)
-                return p
-            except KkvisionError:
-                continue
-    return ROOT / "samples" / "scan-9x9.jpg"
 
 
 def form(picture: bytes, name: str) -> tuple[bytes, dict[str, str]]:

@@ -9,7 +9,7 @@ input in its format), the median wall time of --runs runs, its ratio to
 resident memory (from the kernel's accounting of the finished child).  Python's
 cache of compiled modules is on, as on a user's machine (one warm-up run fills it):
   6x6 photo         samples/photo-6x6.jpg
-  9x9 book photo    the first 9x9 book photo of --real that solves (dlowe/), else samples/scan-9x9.jpg
+  9x9 book photo    BOOK_PHOTO of --real, else samples/scan-9x9.jpg
   3.5 MP screenshot an app screenshot scene (devtools/scenes.py, 1242x2688 PNG)
   20 MP photo       samples/photo-6x6.jpg enlarged to 20 million pixels, JPEG
 Batch: `kkvision solve FOLDER --output-dir OUT` over every picture of --real with
@@ -21,7 +21,6 @@ kernel reports the most of the parent and every worker it waited for).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -35,6 +34,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 KK = [sys.executable, "-m", "kkvision"]
+# The 9x9 book photo timed since the first round (and by serve_load.py): named, not "the first 9x9 that
+# solves", since IMG_0656 before it is now answered too, after its labels are read by both models and
+# weighed at length (~2.8 s): an outlier, in the batch with the rest, not the typical book photo.
+BOOK_PHOTO = "dlowe/IMG_0658.JPG"
 # as a user's machine runs it: Python caches compiled modules (a sandbox may turn that off)
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 PICTURES = (".png", ".jpg", ".jpeg")
@@ -61,22 +64,18 @@ def median_run(args: list[str], cwd: Path, runs: int, before: list[Path] | None 
     return statistics.median(times), max(peaks), code
 
 
+def book_photo(real: Path | None) -> Path:
+    """The 9x9 book photo every round has been timed on (BOOK_PHOTO), else the 9x9 scan sample."""
+    return real / BOOK_PHOTO if real and (real / BOOK_PHOTO).is_file() else ROOT / "samples" / "scan-9x9.jpg"
+
+
 def pictures(work: Path, real: Path | None) -> list[tuple[str, Path]]:
     import cv2
 
     from devtools.scenes import scene
 
     out = [("6x6 photo", ROOT / "samples" / "photo-6x6.jpg")]
-    book = sorted(p for p in (real / "dlowe").iterdir() if p.suffix.lower() == ".jpg") \
-        if real and (real / "dlowe").is_dir() else []
-    nine = []
-    for p in book:  # the first 9x9 that kkvision answers (two of them it refuses)
-        truth = p.with_name(p.name + ".truth.json")
-        if truth.exists() and json.loads(truth.read_text()).get("size") == 9 \
-                and timed([*KK, "solve", "--no-image", str(p)], ROOT)[2] == 0:
-            nine.append(p)
-            break
-    out.append(("9x9 book photo", nine[0] if nine else ROOT / "samples" / "scan-9x9.jpg"))
+    out.append(("9x9 book photo", book_photo(real)))
     sc = scene("app", 0, theme="classic-light", device="phone", ads=False)
     shot = work / "screenshot.png"
     shot.write_bytes(sc.data)
