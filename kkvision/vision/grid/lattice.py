@@ -209,7 +209,7 @@ def judge(mask: np.ndarray, pad: int, cut: tuple[bool, bool, bool, bool] = (Fals
         if frac >= 1 - UNEXPLAINED:
             lined.append((n, frac))
     supported = []
-    for n, frac in lined:  # explaining with LINED_RUN: these must have all their lines inked
+    for n, frac in lined:  # explaining either way (by crossing runs only where all its lines are inked)
         cell = side / n
         weakest = min(line_support(cov, pad + (k - SEARCH) * cell, pad + (k + SEARCH) * cell)
                       for cov in (rows, cols) for k in range(1, n))
