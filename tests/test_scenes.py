@@ -246,8 +246,9 @@ def test_a_frame_taken_over_the_darker_outline_inset_inside_it_is_not_averaged_w
     dashes a little inside its cells, the outlines darker than the frame.  Where tracing took the
     frame (the like line nearest the quad) over the darker outline, it then paired the frame with
     that outline as if they were the outlines either side of a cell line, and put the frame between
-    them: the edge cells cut short, three cages misread (exit 5).  A frame taken over a darker line
-    stands alone: the 9x9 solves."""
+    them: the edge cells cut short, three cages misread (exit 5).  Such a strip cannot tell which
+    line is the frame and now gives no find (taking the frame alone broke print-train-8, a rule
+    beside its frame): the 9x9 solves."""
     solves_one(scene("dim", 7, heldout=False), size=9)
 
 

@@ -76,6 +76,7 @@ def segments(mask: np.ndarray, bridge: int = 0) -> tuple[np.ndarray, np.ndarray]
     them (_runs).  `bridge`: gaps this long along a run are closed first (dashed lines)."""
     side = mask.shape[0]
     run = max(5, int(SEGMENT * side / max(SIZES)))
+    touch = max(1, int(TOUCH * side))
     edges = np.linspace(0, side, PIECES + 1).astype(int)
     out = []
     for axis in (0, 1):  # 0: horizontal segments (position = y)
@@ -87,7 +88,6 @@ def segments(mask: np.ndarray, bridge: int = 0) -> tuple[np.ndarray, np.ndarray]
         cs = np.zeros((side, side + 1), np.int32)
         np.cumsum(m, axis=1, out=cs[:, 1:])
         counts = (cs[:, edges[1:]] - cs[:, edges[:-1]]).astype(float)  # (rows, pieces)
-        touch = max(1, int(TOUCH * side))
         found = []
         for p in range(PIECES):
             col = counts[:, p]
