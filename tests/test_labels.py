@@ -203,6 +203,31 @@ def test_a_mixture_of_readings_averages_each_text_over_the_models():
     assert mixed[1].has_label == pytest.approx(0.3)
 
 
+def test_the_ensemble_reads_every_model_from_every_moved_crop_and_averages_them(monkeypatch):
+    """A label read one way from the usual crop and another from crops moved a few pixels (a face
+    no model saw): the ensemble asks each model at each of labels.JITTERS, boxes moved and grown by
+    fractions of the cell's side, and each text's probability is the mean over all of them."""
+    from kkvision.vision.stages import LabelReading
+
+    seen: list[tuple[str, tuple]] = []
+
+    def fake(gray, boxes, model=None):
+        seen.append((model, tuple(boxes)))
+        moved = boxes[0] != (100.0, 200.0, 200.0, 300.0)
+        return [LabelReading((("5", 1.0),) if moved else (("6", 0.9), ("5", 0.1))) for _ in boxes]
+
+    monkeypatch.setattr(labels, "read_labels", fake)
+    out = labels.ensemble(np.zeros((900, 900), np.uint8), [(100.0, 200.0, 200.0, 300.0)])
+    assert len(seen) == 2 * len(labels.JITTERS) and {m for m, _ in seen} == {labels.MODEL, labels.SECOND_MODEL}
+    expected = sorted((100 + 100 * (dx - grow), 200 + 100 * (dy - grow), 200 + 100 * (dx + grow), 300 + 100 * (dy + grow))
+                      for dx, dy, grow in labels.JITTERS)
+    for model in (labels.MODEL, labels.SECOND_MODEL):
+        asked = sorted(boxes[0] for m, boxes in seen if m == model)
+        assert np.allclose(asked, expected)
+    usual = 1 / len(labels.JITTERS)  # the one unmoved crop's share
+    assert out[0].texts == (("5", pytest.approx(1 - usual * 0.9)), ("6", pytest.approx(usual * 0.9)))
+
+
 def test_both_label_models_together_read_a_grid_neither_reads_alone(samples, monkeypatch):
     """Each model misreads half of the labels (a digit off, surely), a different half, and is unsure of
     them: neither alone gives an answer, and the grid would be turned.  Their readings as one

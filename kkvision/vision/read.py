@@ -61,7 +61,8 @@ CROSSWORD_MIDDLE = 0.3  # a cell's middle: this far in from each side, of the ce
 MAX_AGREED = 0.1
 MIN_AGREED = 3
 # Before a grid refused upright is turned, its labels are read again: by the second label model, then by
-# both models together (labels.mixture: where they disagree, the reading stage weighs both texts).
+# both models together, each from the usual crop and from crops moved a little (labels.ensemble: where the
+# readings disagree, the reading stage weighs all their texts).
 UPRIGHT_RETRIES: tuple[tuple[bool | str, str], ...] = (
     (True, "the labels were read by the second label model (the first could not read them as a puzzle)"),
     (BOTH, "the labels were read by both label models together (neither alone could read them as a puzzle)"))

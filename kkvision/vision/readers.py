@@ -23,7 +23,7 @@ from .stages import Box, ClueReading, LabelReading
 TESSERACT_RIGHT = 0.75  # how often tesseract's digits are the label's (its likelihood as a witness)
 DIGIT_STRINGS = 20  # the digit strings tesseract is taken to confuse among, for its error likelihood
 NEW_TEXT_SHARE = 0.5  # of the network's leftover probability, what a tesseract-only text may take
-BOTH = "both"  # reader(..., second=BOTH): both label models' readings as one
+BOTH = "both"  # reader(..., second=BOTH): both label models' readings as one (labels.ensemble)
 
 
 class LabelReader(Protocol):
@@ -42,7 +42,8 @@ class LabelReader(Protocol):
 class NetworkReader:
     """The shipped label network, run by OpenCV's dnn module (`second`: the
     second label model, asked when the first one's reading is refused; 'both':
-    the two models' readings as one, labels.mixture, asked when each alone is refused)."""
+    the two models' readings of crops moved a little as one, labels.ensemble,
+    asked when each alone is refused)."""
 
     name = "model"
 
@@ -51,10 +52,10 @@ class NetworkReader:
         self.second = second
 
     def read_cells(self, square: np.ndarray, boxes: list[Box]) -> list[LabelReading]:
-        from .labels import MODEL, SECOND_MODEL, mixture, read_labels
+        from .labels import MODEL, SECOND_MODEL, ensemble, read_labels
 
         if self.second == BOTH:
-            return mixture(read_labels(square, boxes, MODEL), read_labels(square, boxes, SECOND_MODEL))
+            return ensemble(square, boxes)
         return read_labels(square, boxes, SECOND_MODEL if self.second else MODEL)
 
     def confirm(self, square: np.ndarray, boxes: list[Box], clues: list[ClueReading]) -> list[ClueReading]:
