@@ -154,6 +154,38 @@ def test_a_grid_photographed_askew_with_its_frame_run_into_a_keypad_is_found(n):
     assert np.abs(np.float32(geom.corners) - frame).max() < 0.03 * side
 
 
+@pytest.mark.parametrize("margin", [0, 2])
+def test_a_grid_flush_with_the_screenshots_sides_is_a_grid_not_a_part_of_a_bigger_one(margin):
+    """An app whose board spans the screen edge to edge (its frame's sides are the picture's first and
+    last columns, or `margin` px in) under a coloured toolbar, a keypad of boxed keys below.  Beyond the picture's edge the surroundings were filled with one
+    grey, the median of its border pixels: against the light margin above the board its step read
+    as the frame's sides running on past the corners, the board was judged a part of a bigger grid
+    and only the keypad was left (app-train-76: exit 4).  Nor may the board's lines, where they end
+    at the edge, run on beyond it as if the picture went on as at its edge (app-train-61)."""
+    from PIL import Image, ImageDraw
+
+    from devtools.scene_board import BoardStyle, draw_board
+
+    n, frame = 5, 6
+    puzzle, _ = random_puzzle(n, seed=76, unique=False)
+    cell = 117.0
+    side = n * cell + frame
+    style = BoardStyle(cell=cell, thin=2, thin_colour=(180, 188, 188), thick=6, frame=frame,
+                       label_font="DejaVuSans-Bold.ttf")
+    img = Image.new("RGB", (round(side) + 2 * margin, 1100), (245, 245, 245))
+    d = ImageDraw.Draw(img)
+    d.rectangle((0, 0, side, 180), fill=(33, 150, 243))  # the status bar and toolbar
+    draw_board(img, margin + frame / 2, 230, puzzle, style, random.Random(n))
+    for k in range(5):  # the keypad: keys 1..5 as boxes, two rows, a third of a cell under the board
+        x, y = 160 + (k % 3) * 100, 860 + (k // 3) * 100
+        d.rectangle((x, y, x + 100, y + 100), outline=(40, 40, 40), width=2)
+    grids = find_grids(bgr(img))
+    assert n in [geom.size for geom, _ in grids]
+    geom = next(g for g, _ in grids if g.size == n)
+    x0, x1, y0, y1 = margin, margin + side, 227, 227 + side
+    assert np.abs(np.float32(geom.corners) - np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])).max() < 0.05 * cell
+
+
 def test_the_frames_a_failed_search_tried_include_those_of_the_picture_turned_face_on():
     """The debug picture of a search shows what it looked at: for a photo taken askew, the frame
     found only with the picture turned face on, mapped back into the picture."""

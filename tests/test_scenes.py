@@ -402,3 +402,12 @@ def test_labels_of_an_unseen_theme_neither_model_reads_alone_are_read_by_both_fr
     assert result is not None, page.outcomes[0].error
     assert any("both label models together" in note for note in result.notes)
     solves_one(sc)
+
+
+@pytest.mark.parametrize("seed", [61, 76])
+def test_an_apps_board_spanning_the_screen_edge_to_edge_is_solved(seed):
+    """app train 61 (its frame 2 px in from the sides, lines ending at the frame) and 76 (its frame
+    the picture's first and last columns, a blue toolbar above): beyond the picture's edge nothing
+    is ink, so the board is no part of a bigger grid (76 was judged one and only its keypad read:
+    exit 4; picturing beyond the edge as the edge's pixels went on made 61 one)."""
+    solves_one(scene("app", seed))

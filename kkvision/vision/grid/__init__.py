@@ -100,13 +100,17 @@ def _goes_on(small: np.ndarray, quad: np.ndarray, n: int) -> bool:
     pad = int(max(BEYOND[1], PAST_CORNER[1]) * cell) + 2
     dst = np.asarray([[0, 0], [JUDGE_SIDE, 0], [JUDGE_SIDE, JUDGE_SIDE], [0, JUDGE_SIDE]], np.float32) + pad
     H = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
-    # beyond the picture's edge it goes on as at its edge: a frame at the edge of a screenshot, with a dark
-    # theme's background next to it, must not make that background ink against a white beyond
-    edge = float(np.median(np.concatenate([small[0], small[-1], small[:, 0], small[:, -1]])))
-    square = cv2.warpPerspective(small, H, (JUDGE_SIDE + 2 * pad,) * 2, flags=cv2.INTER_LINEAR,
-                                 borderMode=cv2.BORDER_CONSTANT, borderValue=edge)
+    # Beyond the picture's edge nothing is known, and nothing there is ink: the picture is warped as it is at
+    # its edge, pixel by pixel, so that no step at the edge looks a line (one grey for all beyond, against a
+    # light margin, ran a frame flush with the edge on past its corners; white beyond made a dark theme's
+    # background next to a frame ink), and what that smears past the edge (a frame's lines cut there) is
+    # then dropped.
+    size = (JUDGE_SIDE + 2 * pad,) * 2
+    square = cv2.warpPerspective(small, H, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    seen = cv2.warpPerspective(np.full(small.shape[:2], 255, np.uint8), H, size, flags=cv2.INTER_NEAREST,
+                               borderMode=cv2.BORDER_CONSTANT, borderValue=0) > 0
     t = max(2, JUDGE_SIDE // 150)  # as the judge: close small gaps (dotted, faint lines)
-    m = cv2.dilate(ink(square), cv2.getStructuringElement(cv2.MORPH_RECT, (2 * t + 1, 2 * t + 1))) > 0
+    m = (cv2.dilate(ink(square), cv2.getStructuringElement(cv2.MORPH_RECT, (2 * t + 1, 2 * t + 1))) > 0) & seen
     a, b = int(BEYOND[0] * cell), int(BEYOND[1] * cell)
     # each band's first row touches the frame: a line going on is inked from there (a keypad
     # or a table under a grid, its lines in step with the cells, starts after a gap)
