@@ -59,8 +59,10 @@ MODEL = "labels.onnx"
 SECOND_MODEL = "labels-second.onnx"
 # The cell box moved and grown (dx, dy, grow: fractions of its side) for an ensemble reading (ensemble):
 # a label of a face neither model saw can read otherwise when the crop moves by a few pixels (a blurred
-# serif 5 read as 6 surely in one place, even odds 3% of a cell to the right), so where every single
-# reading was refused each model reads every such crop and the texts' probabilities are averaged.
+# serif 5 read as 6 surely in one place, even odds 3% of a cell to the right), so where each model's
+# reading and their mixture were refused (vision/read.py), each model reads every such crop and the texts'
+# probabilities are averaged.  3% of a cell is 3-9 px in the 900 px square; grown 5% or shrunk 4% a side,
+# the label is drawn about 9% smaller or bigger in the crop.
 JITTERS = ((0.0, 0.0, 0.0), (0.03, 0.0, 0.0), (0.0, 0.03, 0.0), (0.0, 0.0, 0.05), (0.0, 0.0, -0.04))
 
 

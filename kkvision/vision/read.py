@@ -36,7 +36,7 @@ from .borders import check_borders
 from .cages import darkness, find_cages
 from .clues import clue_for, given_labels, read_cells, read_clues
 from .grid import NO_GRID, find_grid, searches
-from .readers import BOTH, reader
+from .readers import BOTH, MOVED, reader
 from .reading import resolve, unclued
 from .stages import AsRead, CageLayout, GivenLabel, GridGeometry, Reading, Refusal, Trace, VisionOptions
 
@@ -61,11 +61,13 @@ CROSSWORD_MIDDLE = 0.3  # a cell's middle: this far in from each side, of the ce
 MAX_AGREED = 0.1
 MIN_AGREED = 3
 # Before a grid refused upright is turned, its labels are read again: by the second label model, then by
-# both models together, each from the usual crop and from crops moved a little (labels.ensemble: where the
-# readings disagree, the reading stage weighs all their texts).
+# both models together (labels.mixture: where they disagree, the reading stage weighs both texts), then by
+# both from the usual crop and from crops moved a little (labels.ensemble).
 UPRIGHT_RETRIES: tuple[tuple[bool | str, str], ...] = (
     (True, "the labels were read by the second label model (the first could not read them as a puzzle)"),
-    (BOTH, "the labels were read by both label models together (neither alone could read them as a puzzle)"))
+    (BOTH, "the labels were read by both label models together (neither alone could read them as a puzzle)"),
+    (MOVED, "the labels were read by both label models together, each also from crops moved a few pixels"
+            " (neither alone could read them as a puzzle)"))
 BOTH_CLUED = 0.5  # ... both together only when one of them read at least this share of the cages' labels as
                   # clues for them (a grid on its side reads as nothing much: it is turned at once)
 TURNS = (1, 2, 3)  # quarter turns of the square tried when the labels cannot be read upright
@@ -257,7 +259,7 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
             except TURN_WHEN as upright:
                 tries = [trace]
                 for model, note in UPRIGHT_RETRIES:
-                    if model == BOTH and max(map(_clued, tries)) < BOTH_CLUED:
+                    if model in (BOTH, MOVED) and max(map(_clued, tries)) < BOTH_CLUED:
                         continue  # neither model read the labels as clues: a grid on its side, for the turns
                     second = Trace()
                     tries.append(second)
@@ -313,7 +315,7 @@ def _read_once(geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOp
                second_model: bool | str = False, drawn: CageLayout | None = None) -> Reading:
     """The grid read one way round: cages (`drawn`: as found already, the same
     way round), labels (by the second label model when `second_model`, by both
-    together when it is readers.BOTH), the reading and its answer."""
+    together when it is readers.BOTH, from moved crops too when readers.MOVED), the reading and its answer."""
     trace.geometry, trace.square = geom, square
     labels = reader(opts.ocr, second_model)
     layout = drawn if drawn is not None else find_cages(square, geom)[0]

@@ -23,7 +23,8 @@ from .stages import Box, ClueReading, LabelReading
 TESSERACT_RIGHT = 0.75  # how often tesseract's digits are the label's (its likelihood as a witness)
 DIGIT_STRINGS = 20  # the digit strings tesseract is taken to confuse among, for its error likelihood
 NEW_TEXT_SHARE = 0.5  # of the network's leftover probability, what a tesseract-only text may take
-BOTH = "both"  # reader(..., second=BOTH): both label models' readings as one (labels.ensemble)
+BOTH = "both"  # reader(..., second=BOTH): both label models' readings as one (labels.mixture)
+MOVED = "moved"  # reader(..., second=MOVED): both models' readings of the usual and moved crops (labels.ensemble)
 
 
 class LabelReader(Protocol):
@@ -42,8 +43,9 @@ class LabelReader(Protocol):
 class NetworkReader:
     """The shipped label network, run by OpenCV's dnn module (`second`: the
     second label model, asked when the first one's reading is refused; 'both':
-    the two models' readings of crops moved a little as one, labels.ensemble,
-    asked when each alone is refused)."""
+    the two models' readings as one, labels.mixture, asked when each alone is
+    refused; 'moved': theirs of the usual crop and of crops moved a little,
+    labels.ensemble, asked when that is refused too)."""
 
     name = "model"
 
@@ -52,9 +54,11 @@ class NetworkReader:
         self.second = second
 
     def read_cells(self, square: np.ndarray, boxes: list[Box]) -> list[LabelReading]:
-        from .labels import MODEL, SECOND_MODEL, ensemble, read_labels
+        from .labels import MODEL, SECOND_MODEL, ensemble, mixture, read_labels
 
         if self.second == BOTH:
+            return mixture(read_labels(square, boxes, MODEL), read_labels(square, boxes, SECOND_MODEL))
+        if self.second == MOVED:
             return ensemble(square, boxes)
         return read_labels(square, boxes, SECOND_MODEL if self.second else MODEL)
 
@@ -82,7 +86,7 @@ READERS: dict[str, type[NetworkReader]] = {cls.name: cls for cls in (NetworkRead
 
 def reader(name: str, second: bool | str = False) -> LabelReader:
     """A fresh reader of that name (vocab.LABEL_READERS, or an older alias),
-    with the second label model when `second` (both models when BOTH)."""
+    with the second label model when `second` (both models when BOTH, from moved crops too when MOVED)."""
     return READERS[READER_ALIASES.get(name, name)](second)
 
 
