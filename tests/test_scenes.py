@@ -412,3 +412,17 @@ def test_an_apps_board_spanning_the_screen_edge_to_edge_is_solved(seed):
     is ink, so the board is no part of a bigger grid (76 was judged one and only its keypad read:
     exit 4; picturing beyond the edge as the edge's pixels went on made 61 one)."""
     solves_one(scene("app", seed))
+
+
+def test_a_grid_whose_rule_runs_through_the_box_ruled_about_it_is_found_in_that_box():
+    """photo train 68: a newspaper photo, a KenKen in a ruled box with a rule from its frame through
+    the box to its neighbour.  The frame from the grid to the box was judged a 9x9 going on, a part,
+    and the 8x8 grid inside it, of the same cells, was taken for a block of it and dropped (one
+    puzzle of two found).  A whole grid of the part's cells, most of its area, going on nowhere, is
+    the grid."""
+    sc = scene("photo", 68)
+    page = read_source(of_bytes(sc.data, sc.name), Options())
+    assert len(page.outcomes) == len(sc.puzzles) == 2
+    for outcome, truth in zip(page.outcomes, sc.puzzles):
+        assert outcome.result is not None, outcome.error
+        assert tuple(map(tuple, outcome.result.solution)) == tuple(map(tuple, truth.solution))

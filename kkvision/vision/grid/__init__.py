@@ -48,6 +48,8 @@ GOES_ON = 0.5  # a side whose inner lines go on, this share of them, while the c
 ENDS = 2  # ... and so is a frame with this many sides going on past its corners (a block of a bigger grid
           # has all four; one side going on, even past both its ends, is a rule or line touching the frame)
 PART = 0.85  # within a grid or a part of one, candidates this much smaller are parts too (not the same frame fitted better)
+FRAMED_SHARE = 0.6  # ... unless a whole grid of the part's cells, at least this share of its area (an 8x8 in a 9x9
+                    # frame is 0.79; a 9x9 grid's 6x6 block in it, 0.44)
 SAME_CELL = 1.25  # cells within this factor of each other's side are the same lattice's
 SAME_ROW = 0.5  # grids whose heights overlap by this fraction of the shorter one are in one row of the page
 POLARITY_SIDE = 200  # a grid's polarity is judged on it warped to a square this big
@@ -143,6 +145,15 @@ def _goes_on(small: np.ndarray, quad: np.ndarray, n: int) -> bool:
                     sides += 1
                     break
     return sides >= ENDS
+
+
+def _framed_within(small: np.ndarray, quad: np.ndarray, n: int, cell: float, within: list[tuple[float, float]]) -> bool:
+    """Is a grid found inside a part the whole grid that part was a wrong frame about: its cells the part's
+    (neither finer nor coarser than SAME_CELL), most of the part's area (FRAMED_SHARE), and its lines going
+    on nowhere past its own frame?  (A frame from a grid to a box ruled about it, with a rule from the grid
+    through the box, is judged a lattice one cell bigger going on; a block of a bigger grid goes on.)"""
+    return (all(c / SAME_CELL < cell < SAME_CELL * c and share >= FRAMED_SHARE for c, share in within)
+            and not _goes_on(small, quad, n))
 
 
 def _finish(gray: np.ndarray, quad: np.ndarray, scale: float, n: int) -> tuple[GridGeometry, np.ndarray]:
@@ -358,14 +369,15 @@ def _grids(gray: np.ndarray, look: np.ndarray, back: np.ndarray | None = None
         same = [i for i, (q, _) in enumerate(found) if _overlap(quad, q) > OVERLAP]
         if any(area < PART * cv2.contourArea(found[i][0]) for i in same):
             continue  # a part of a grid
-        within = [cell for q, cell in parts if _overlap(quad, q) > OVERLAP and area < PART * cv2.contourArea(q)]
+        within = [(cell, area / cv2.contourArea(q)) for q, cell in parts
+                  if _overlap(quad, q) > OVERLAP and area < PART * cv2.contourArea(q)]
         judged += 1
         cut = _cut(small.shape, quad)
         verdict = _judge(small, quad, cut)
         if verdict is None:
             continue
         cell = float(np.sqrt(area)) / verdict.size
-        if any(cell < SAME_CELL * c for c in within):
+        if any(cell < SAME_CELL * c for c, _ in within) and not _framed_within(small, quad, verdict.size, cell, within):
             continue  # a block of a part, or finer detail inside one (dashes, inset outlines, digits)
         first = first or (quad, verdict)
         if (any(cut) and _judge(small, quad, (False,) * 4) is None) or _goes_on(small, quad, verdict.size):
