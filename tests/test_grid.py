@@ -157,11 +157,11 @@ def test_a_grid_photographed_askew_with_its_frame_run_into_a_keypad_is_found(n):
 @pytest.mark.parametrize("margin", [0, 2])
 def test_a_grid_flush_with_the_screenshots_sides_is_a_grid_not_a_part_of_a_bigger_one(margin):
     """An app whose board spans the screen edge to edge (its frame's sides are the picture's first and
-    last columns, or `margin` px in) under a coloured toolbar, a keypad of boxed keys below.  Beyond the picture's edge the surroundings were filled with one
-    grey, the median of its border pixels: against the light margin above the board its step read
-    as the frame's sides running on past the corners, the board was judged a part of a bigger grid
-    and only the keypad was left (app-train-76: exit 4).  Nor may the board's lines, where they end
-    at the edge, run on beyond it as if the picture went on as at its edge (app-train-61)."""
+    last columns, or `margin` px in) under a coloured toolbar, a keypad of boxed keys below.  Beyond
+    the picture's edge the surroundings were filled with one grey, the median of its border pixels:
+    against the light margin above the board its step read as the frame's sides running on past the
+    corners, the board was judged a part of a bigger grid and only the keypad was left (app-train-76:
+    exit 4; margin 0 fails so).  Lines smeared past the edge (app-train-61) are test_scenes' case."""
     from PIL import Image, ImageDraw
 
     from devtools.scene_board import BoardStyle, draw_board
