@@ -3,7 +3,7 @@
     .venv/bin/python bench/real.py ../shared/real-dev [DIR ...] [--fails] [--jobs 1]
 
 Every picture X in the folders (recursively) that has `X.truth.json` beside
-it is read by the whole pipeline (kkvision.pipeline.run, as `kkvision solve`
+it is read by the whole pipeline (kkvision.pipeline.read_image, as `kkvision solve`
 does) and scored on what its truth knows (`known`: size, cages, clues,
 solution; format in ../shared/real-dev/README.md):
   size    the grid found has the true size

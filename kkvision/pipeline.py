@@ -132,9 +132,9 @@ def read_loaded(loaded: Loaded, opts: Options) -> Page:
 
 
 def read_image(path: Path, data: bytes, opts: Options, trace: Trace | None = None) -> tuple[np.ndarray, Reading]:
-    """A picture file's bytes loaded through the front door and its largest grid
-    read (what the benchmarks and tests score), each stage's result in `trace`
-    as soon as it exists, also when a later stage fails."""
+    """A picture file's bytes loaded through the front door and read as `kkvision solve`
+    reads them, its largest grid kept (what the benchmarks and tests score), that grid's
+    stages' results in `trace`, also when a later stage failed."""
     from .vision.read import read_picture
 
     loaded = load(of_bytes(data, str(path)), opts.max_pixels)

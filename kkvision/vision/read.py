@@ -15,8 +15,9 @@ answer is a Refusal holding the error and what had been read by then.
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
+from dataclasses import fields, replace
 
+import cv2
 import numpy as np
 
 from ..errors import (
@@ -35,7 +36,7 @@ from .agree import agree_with_labels
 from .borders import check_borders
 from .cages import darkness, find_cages
 from .clues import clue_for, given_labels, read_cells, read_clues
-from .grid import NO_GRID, find_grid, searches
+from .grid import NO_GRID, searches
 from .readers import BOTH, MOVED, reader
 from .reading import resolve, unclued
 from .stages import AsRead, CageLayout, GivenLabel, GridGeometry, Reading, Refusal, Trace, VisionOptions
@@ -78,13 +79,27 @@ TURN_CLUED = 0.5  # a way round that no label model reads as a puzzle is read by
 
 
 def read_picture(image: np.ndarray, name: str, opts: VisionOptions, trace: Trace | None = None) -> Reading:
-    """What was read from the largest grid in a decoded BGR (or grey) picture."""
-    geom, square = find_grid(image)
-    return read_grid(image, geom, square, name, opts, trace)
+    """What `kkvision solve` reads of the largest puzzle grid in a decoded BGR (or grey) picture: its grids
+    found and read as read_page finds and reads them (every way of looking: a dim picture's grid shows
+    only with its contrast stretched), the largest in the picture kept, its stages in `trace`.  Raises
+    what that grid was refused with (what the benchmarks score)."""
+    traces: dict[int, Trace] = {}
+    _, read = read_page(image, name, opts, traces=traces)
+    k, got = max(read, key=lambda kr: _area(kr[1].geometry))
+    if trace is not None and k in traces:
+        for f in fields(Trace):
+            setattr(trace, f.name, getattr(traces[k], f.name))
+    if isinstance(got, Refusal):
+        raise got.error
+    return got
 
 
-def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | None = None
-              ) -> tuple[int, list[tuple[int, Reading | Refusal]]]:
+def _area(geom: GridGeometry | None) -> float:
+    return 0.0 if geom is None else float(cv2.contourArea(np.asarray(geom.corners, np.float32)))
+
+
+def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | None = None,
+              traces: dict[int, Trace] | None = None) -> tuple[int, list[tuple[int, Reading | Refusal]]]:
     """How many puzzle grids the picture holds, and what was read from each
     (or why not), numbered from 1 in reading order; only puzzle `only` when
     given.  Each --label goes to the puzzle it names.  When every grid that
@@ -92,22 +107,28 @@ def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | Non
     so too when every one was refused (a keypad, or an ad's sudoku thumbnail read
     as a 3x3 of its boxes, found before a dim or light-on-dark KenKen): a later
     look that solves a grid is taken, else the first refusals of a grid that looks
-    like a KenKen (labels where its cages start), else the first refusals."""
+    like a KenKen (labels where its cages start), else the first refusals.  `traces`, when given, gets
+    each puzzle's stages as read (by its number)."""
     first = 0  # how many grids the first search that found any found
     held: tuple[int, list[tuple[int, Reading | Refusal]]] | None = None
-    held_bare = True
+    held_bare, held_traces = True, {}
     for grids in searches(image):
         if not grids:
             continue
         first = first or len(grids)
-        out, bare = _read_grids(image, grids, name, opts, only)
+        read: dict[int, Trace] = {}
+        out, bare = _read_grids(image, grids, name, opts, only, read)
         if out and only is None and all(isinstance(r, Refusal) for _, r in out):
             if held is None or held_bare and not bare:  # the KenKen may be in a later look
-                held, held_bare = (len(grids), out), bare
+                held, held_bare, held_traces = (len(grids), out), bare, read
             continue
         if out:
+            if traces is not None:
+                traces.update(read)
             return len(grids), out
     if held is not None:
+        if traces is not None:
+            traces.update(held_traces)
         return held
     if not first:
         if opts.debug_dir is not None:
@@ -122,11 +143,12 @@ def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | Non
 
 
 def _read_grids(image: np.ndarray, grids: list[tuple[GridGeometry, np.ndarray]], name: str, opts: VisionOptions,
-                only: int | None) -> tuple[list[tuple[int, Reading | Refusal]], bool]:
+                only: int | None, traces: dict[int, Trace]) -> tuple[list[tuple[int, Reading | Refusal]], bool]:
     """What was read from each of a page's grids, numbered from 1; a grid that
     is no KenKen (a sudoku, or on a page of several a keypad) is left out.  And
     whether every grid kept was refused without labels in its cages' first
-    cells (a keypad's keys, or a KenKen too blurred to read)."""
+    cells (a keypad's keys, or a KenKen too blurred to read).  Each grid's
+    stages as read go in `traces`, by its number."""
     count = len(grids)
     _check_choice(count, only, opts.labels)
     out: list[tuple[int, Reading | Refusal]] = []
@@ -137,7 +159,7 @@ def _read_grids(image: np.ndarray, grids: list[tuple[GridGeometry, np.ndarray]],
         one = replace(opts, labels=tuple(lb for lb in opts.labels if lb.puzzle in (None, k)))
         if count > 1 and opts.debug_dir is not None:
             one = replace(one, debug_dir=opts.debug_dir / f"puzzle-{k}")
-        trace = Trace()
+        trace = traces[k] = Trace()
         try:
             out.append((k, read_grid(image, geom, square, f"{name} #{k}" if count > 1 else name, one, trace)))
         except KkvisionError as exc:
