@@ -23,6 +23,10 @@ trains on label crops from half of a folder's pictures (devtools/train_labels.py
 label model file (e.g. one just trained) in place of the shipped models/labels.onnx, and
 --second-label-model PATH in place of models/labels-second.onnx (asked when the first's reading is
 refused; the same file as --label-model: a model that never saw a real crop, with no help).
+--change NAME reads every picture changed as another camera, screen or light would show it
+(CHANGES: halved or a third of its size, JPEG at quality 25, turned 7 degrees on a larger canvas,
+blurred, half its contrast, noisy, both, or photographed from below): how general the reading is,
+on pictures whose truth is known, none of them seen so changed by anything that was tuned.
 """
 
 from __future__ import annotations
@@ -32,9 +36,13 @@ import json
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import cv2
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -48,6 +56,62 @@ from kkvision.pipeline import (
 from kkvision.vision import labels, nets  # noqa: E402
 from kkvision.vision.stages import Trace  # noqa: E402
 from kkvision.vocab import LABEL_READERS as OCR_ENGINES  # noqa: E402
+
+
+def _turned(image: np.ndarray, degrees: float = 7.0) -> np.ndarray:
+    """Turned on a canvas grown by TURN_PAD of its longer side a side (its edge pixels repeated): nothing cut off."""
+    pad = int(TURN_PAD * max(image.shape[:2]))
+    big = cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    h, w = big.shape[:2]
+    return cv2.warpAffine(big, cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0), (w, h),
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def _keystone(image: np.ndarray, k: float = 0.15) -> np.ndarray:
+    """Photographed from below: the top narrowed by k of the width each side."""
+    h, w = image.shape[:2]
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    dst = np.float32([[w * k, 0], [w * (1 - k), 0], [w, h], [0, h]])
+    return cv2.warpPerspective(image, cv2.getPerspectiveTransform(src, dst), (w, h), borderMode=cv2.BORDER_REPLICATE)
+
+
+def _noisy(image: np.ndarray, sigma: float) -> np.ndarray:
+    noise = np.random.default_rng(0).normal(0.0, sigma, image.shape)  # fixed: the same picture every run
+    return np.clip(image.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+
+
+def _low_contrast(image: np.ndarray) -> np.ndarray:
+    return (image.astype(np.float32) * 0.5 + 25).astype(np.uint8)  # half the contrast, a little lifted
+
+
+TURN_PAD = 0.12  # of the longer side: a 7 degree turn of the whole picture stays on the canvas
+CHANGES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "half": lambda im: cv2.resize(im, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA),
+    "third": lambda im: cv2.resize(im, None, fx=1 / 3, fy=1 / 3, interpolation=cv2.INTER_AREA),
+    "jpeg25": lambda im: cv2.imdecode(cv2.imencode(".jpg", im, [cv2.IMWRITE_JPEG_QUALITY, 25])[1], cv2.IMREAD_COLOR),
+    "turned": _turned,
+    "blurred": lambda im: cv2.GaussianBlur(im, (0, 0), max(im.shape[:2]) / 900),  # 1.3-1.8 px on real-dev
+    "low-contrast": _low_contrast,
+    "noisy": lambda im: _noisy(im, 8.0),
+    "dim": lambda im: _noisy(_low_contrast(im), 6.0),  # a dim room: half the contrast, and the sensor's noise
+    "keystone": _keystone,
+}
+
+
+def changed(path: Path, change: str | None) -> bytes:
+    """The picture file's bytes, or the picture changed by CHANGES[change] and encoded as its file was
+    (JPEG at quality 90, else PNG)."""
+    data = path.read_bytes()
+    if change is None:
+        return data
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if image is None:  # not a picture OpenCV decodes: read as it is (the reader says what it is)
+        return data
+    jpeg = path.suffix.lower() in (".jpg", ".jpeg")
+    _, out = cv2.imencode(".jpg" if jpeg else ".png", CHANGES[change](image),
+                           [cv2.IMWRITE_JPEG_QUALITY, 90] if jpeg else [])
+    return out.tobytes()
+
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".webp"}
 
@@ -81,7 +145,7 @@ def _partition(cages) -> set[frozenset]:  # type: ignore[no-untyped-def]
     return {frozenset(tuple(c) for c in cells) for cells in cages}
 
 
-def score(path: Path, ocr: str, calibrate: float | None = None) -> Score:
+def score(path: Path, ocr: str, calibrate: float | None = None, change: str | None = None) -> Score:
     if calibrate:
         widen(calibrate)
     truth = json.loads(path.with_name(path.name + ".truth.json").read_text())
@@ -90,7 +154,7 @@ def score(path: Path, ocr: str, calibrate: float | None = None) -> Score:
     trace = Trace()
     t0 = time.perf_counter()
     try:
-        _, reading = read_image(path, path.read_bytes(), Options(ocr=ocr), trace)
+        _, reading = read_image(path, changed(path, change), Options(ocr=ocr), trace)
     except KkvisionError as exc:
         s.exit_code = int(exc.exit_code)
         s.why.append(f"exit {s.exit_code}: {exc.message[:120]}")
@@ -186,6 +250,8 @@ def main() -> int:
                     help="and this one instead of the shipped second label model (models/labels-second.onnx,"
                          " trained with real crops): the same file as --label-model scores a model that never"
                          " saw a real crop, alone")
+    ap.add_argument("--change", choices=sorted(CHANGES),
+                    help="read every picture changed so (another camera, screen or light): see above")
     args = ap.parse_args()
     _use_models(args.label_model, args.second_label_model)
     for what, path in (("label model", args.label_model), ("second label model", args.second_label_model)):
@@ -202,9 +268,10 @@ def main() -> int:
     if args.jobs > 1:
         with ProcessPoolExecutor(args.jobs, initializer=_use_models,
                                  initargs=(args.label_model, args.second_label_model)) as pool:
-            scores = list(pool.map(score, paths, [args.ocr] * len(paths), [args.calibrate] * len(paths)))
+            scores = list(pool.map(score, paths, [args.ocr] * len(paths), [args.calibrate] * len(paths),
+                                   [args.change] * len(paths)))
     else:
-        scores = [score(p, args.ocr, args.calibrate) for p in paths]
+        scores = [score(p, args.ocr, args.calibrate, args.change) for p in paths]
     if args.fails:
         for s in scores:
             if s.why:
