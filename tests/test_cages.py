@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from devtools.generate import random_puzzle
 from devtools.synth import TRAIN_FONTS, available, random_look, render, render_flat
-from kkvision.vision.cages import _split, _splits, find_cages, percentile
+from kkvision.vision.cages import _split, _splits, darkness, find_cages, percentile
 from kkvision.vision.grid import find_grid
 
 FONTS = available(TRAIN_FONTS)
@@ -49,6 +49,36 @@ def test_thin_black_borders_against_faint_dotted_cell_lines():
     geom, square = find_grid(bgr(render_flat(puzzle, look)))
     layout, _ = find_cages(square, geom)
     assert geom.size == 6 and layout.cages == tuple(c.cells for c in puzzle.cages)
+
+
+def test_a_noisy_squares_paper_reads_as_no_darkness():
+    """A dim photo's sensor noise: the closing's background is each neighbourhood's brightest pixel,
+    above the paper's middle, so the paper read a little dark everywhere (0.07 on a dimmed blog picture)
+    and every edge's run of 'line' spread across its whole band.  The paper's median is no darkness."""
+    rng = np.random.default_rng(0)
+    square = np.full((450, 450), 150.0)
+    square[:, 148:151] = square[148:151, :] = 40  # a line each way, as a 3x3 grid's inner lines
+    square[:, 298:300] = 100  # a fainter one
+    noisy = np.clip(square + rng.normal(0, 6, square.shape), 0, 255).astype(np.uint8)
+    dark = darkness(noisy, 3)
+    assert percentile(dark, 50) == 0.0
+    assert dark[:, 149].mean() > 0.8 and dark[:, 299].mean() > 0.3  # the lines keep their darkness
+
+
+@pytest.mark.needs_shared
+def test_cages_of_a_blog_picture_without_cell_lines_photographed_dim(real_dev):
+    """Blog05 (thin grey cage borders, no cell lines) at half its contrast with noise of 6 grey levels:
+    every edge read as one kind before the paper's darkness was taken out."""
+    import json
+
+    path = real_dev / "mnaoumov" / "Blog05.png"
+    truth = json.loads(path.with_name(path.name + ".truth.json").read_text())
+    image = cv2.imread(str(path)).astype(np.float32) * 0.5 + 25
+    dim = np.clip(image + np.random.default_rng(0).normal(0, 6, image.shape), 0, 255).astype(np.uint8)
+    geom, square = find_grid(dim)
+    layout, _ = find_cages(square, geom)
+    assert {frozenset(map(tuple, c)) for c in layout.cages} == {frozenset(map(tuple, c["cells"]))
+                                                                 for c in truth["cages"]}
 
 
 def test_split_falls_between_the_kinds_of_line():

@@ -34,6 +34,8 @@ KINDS_GAP = 1.6  # two kinds of line differ in ink (+0.5) by at least this facto
 KIND_SHARE = 0.1  # ... a kind of line is at least this share of the edges (one stray edge measured as nothing is none)
 SOLID = 0.9  # an unbroken line is there along at least this share of its edge
 ALONG_SHARE = 50  # an edge's ink is this percentile along it (the median: dotted gaps, a stray mark do not count)
+PAPER_SHARE = 50  # percentile of a square's darkness that is paper (cells are mostly paper; lines and labels are
+                  # a tenth to a fifth of it)
 RUN_LEVEL = 0.5  # a pixel belongs to the line's run when this dark relative to the line's darkest
 RUN_FLOOR = 0.05  # darkness (0 paper .. 1 ink) below which there is no line at all
 INSET = (0.03, 0.18)  # an inset cage outline runs this far inside its cell from the cell line, in cells
@@ -51,7 +53,14 @@ def darkness(square: np.ndarray, n: int) -> np.ndarray:
     bg = cv2.morphologyEx(square, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
     norm = square.astype(np.float32) / np.maximum(bg.astype(np.float32), 1.0)
     ink = float(np.percentile(norm, 0.5))
-    return np.clip((1.0 - norm) / max(1e-3, 1.0 - ink), 0.0, 1.0)
+    dark = np.clip((1.0 - norm) / max(1e-3, 1.0 - ink), 0.0, 1.0)
+    # The closing takes each neighbourhood's brightest pixel for the paper: in a noisy picture (a dim
+    # photo's sensor noise) that is brighter than the paper's middle, and all the paper reads a little
+    # dark.  Most of the square is paper: its median darkness is taken as none.
+    paper = percentile(dark, PAPER_SHARE)
+    if paper > 0.0:
+        dark = np.clip((dark - np.float32(paper)) / np.float32(1.0 - paper), 0.0, 1.0)
+    return dark
 
 
 def _width_of(runs: np.ndarray | None, solid: bool = False) -> float:
