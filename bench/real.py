@@ -58,10 +58,17 @@ from kkvision.vision.stages import Trace  # noqa: E402
 from kkvision.vocab import LABEL_READERS as OCR_ENGINES  # noqa: E402
 
 
+def _padded(image: np.ndarray) -> np.ndarray:
+    """On a canvas grown by PAD of its longer side a side, in the median colour of its edge (a desk, a
+    screen's bezel): a picture cropped tight to its grid, turned or seen in perspective, loses nothing."""
+    pad = int(PAD * max(image.shape[:2]))
+    edge = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])
+    colour = [int(v) for v in np.median(edge, axis=0)]
+    return cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=colour)
+
+
 def _turned(image: np.ndarray, degrees: float = 7.0) -> np.ndarray:
-    """Turned on a canvas grown by TURN_PAD of its longer side a side (its edge pixels repeated): nothing cut off."""
-    pad = int(TURN_PAD * max(image.shape[:2]))
-    big = cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    big = _padded(image)
     h, w = big.shape[:2]
     return cv2.warpAffine(big, cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0), (w, h),
                           borderMode=cv2.BORDER_REPLICATE)
@@ -69,10 +76,11 @@ def _turned(image: np.ndarray, degrees: float = 7.0) -> np.ndarray:
 
 def _keystone(image: np.ndarray, k: float = 0.15) -> np.ndarray:
     """Photographed from below: the top narrowed by k of the width each side."""
-    h, w = image.shape[:2]
+    big = _padded(image)
+    h, w = big.shape[:2]
     src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
     dst = np.float32([[w * k, 0], [w * (1 - k), 0], [w, h], [0, h]])
-    return cv2.warpPerspective(image, cv2.getPerspectiveTransform(src, dst), (w, h), borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpPerspective(big, cv2.getPerspectiveTransform(src, dst), (w, h), borderMode=cv2.BORDER_REPLICATE)
 
 
 def _noisy(image: np.ndarray, sigma: float) -> np.ndarray:
@@ -84,7 +92,7 @@ def _low_contrast(image: np.ndarray) -> np.ndarray:
     return (image.astype(np.float32) * 0.5 + 25).astype(np.uint8)  # half the contrast, a little lifted
 
 
-TURN_PAD = 0.12  # of the longer side: a 7 degree turn of the whole picture stays on the canvas
+PAD = 0.12  # of the longer side: a 7 degree turn of the whole picture stays on the canvas
 CHANGES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "half": lambda im: cv2.resize(im, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA),
     "third": lambda im: cv2.resize(im, None, fx=1 / 3, fy=1 / 3, interpolation=cv2.INTER_AREA),
