@@ -25,7 +25,8 @@ label model file (e.g. one just trained) in place of the shipped models/labels.o
 refused; the same file as --label-model: a model that never saw a real crop, with no help).
 --change NAME reads every picture changed as another camera, screen or light would show it
 (CHANGES: halved or a third of its size, JPEG at quality 25, turned 7 degrees on a larger canvas,
-blurred, half its contrast, noisy, both, or photographed from below): how general the reading is,
+blurred, half its contrast, noisy, both, photographed from below, half in a shadow, or under a
+warm lamp): how general the reading is,
 on pictures whose truth is known, none of them seen so changed by anything that was tuned.
 """
 
@@ -88,10 +89,22 @@ def _noisy(image: np.ndarray, sigma: float) -> np.ndarray:
     return np.clip(image.astype(np.float32) + noise, 0, 255).astype(np.uint8)
 
 
+def _shadow(image: np.ndarray) -> np.ndarray:
+    """A hand's or a phone's shadow: the light falling from full to SHADOW across a soft edge slanting
+    through the middle of the picture."""
+    h, w = image.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    across = ((xx - w / 2) + 0.5 * (yy - h / 2)) / (0.08 * max(h, w))  # signed distance from the edge, softened
+    light = SHADOW + (1 - SHADOW) / (1 + np.exp(-across))
+    return (image.astype(np.float32) * light[..., None]).astype(np.uint8)
+
+
 def _low_contrast(image: np.ndarray) -> np.ndarray:
     return (image.astype(np.float32) * 0.5 + 25).astype(np.uint8)  # half the contrast, a little lifted
 
 
+SHADOW = 0.45  # of the light left in the shadow
+WARM = (0.6, 0.85, 1.0)  # B, G, R: a tungsten lamp's cast
 PAD = 0.12  # of the longer side: a 7 degree turn of the whole picture stays on the canvas
 CHANGES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "half": lambda im: cv2.resize(im, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA),
@@ -103,6 +116,8 @@ CHANGES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "noisy": lambda im: _noisy(im, 8.0),
     "dim": lambda im: _noisy(_low_contrast(im), 6.0),  # a dim room: half the contrast, and the sensor's noise
     "keystone": _keystone,
+    "shadow": _shadow,
+    "warm": lambda im: (im.astype(np.float32) * np.float32(WARM)).astype(np.uint8),
 }
 
 
