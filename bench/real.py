@@ -24,7 +24,7 @@ label model file (e.g. one just trained) in place of the shipped models/labels.o
 --second-label-model PATH in place of models/labels-second.onnx (asked when the first's reading is
 refused; the same file as --label-model: a model that never saw a real crop, with no help).
 --change NAME reads every picture changed as another camera, screen or light would show it
-(CHANGES: halved or a third of its size, JPEG at quality 25, turned 7 degrees on a larger canvas,
+(CHANGES: halved, a third or twice its size, JPEG at quality 25, turned 7 degrees on a larger canvas,
 blurred, half its contrast, noisy, both, photographed from below, half in a shadow, or under a
 warm lamp): how general the reading is,
 on pictures whose truth is known, none of them seen so changed by anything that was tuned.
@@ -108,6 +108,7 @@ WARM = (0.6, 0.85, 1.0)  # B, G, R: a tungsten lamp's cast
 PAD = 0.12  # of the longer side: a 7 degree turn of the whole picture stays on the canvas
 CHANGES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "half": lambda im: cv2.resize(im, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA),
+    "double": lambda im: cv2.resize(im, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC),
     "third": lambda im: cv2.resize(im, None, fx=1 / 3, fy=1 / 3, interpolation=cv2.INTER_AREA),
     "jpeg25": lambda im: cv2.imdecode(cv2.imencode(".jpg", im, [cv2.IMWRITE_JPEG_QUALITY, 25])[1], cv2.IMREAD_COLOR),
     "turned": _turned,
