@@ -10,6 +10,7 @@ from PIL import Image, ImageDraw, ImageFont
 from devtools.synth import HELDOUT_FONTS, TRAIN_FONTS, available
 from kkvision.vision import labels
 from kkvision.vision.labels import ALPHABET, CROP_H, CROP_W, decode, label_crop, read_labels
+from kkvision.vision.stages import LabelReading
 
 
 def _steps(*chars: str) -> np.ndarray:
@@ -311,3 +312,30 @@ def test_crops_of_a_grid_are_each_cells_crop_exactly():
         one_by_one = np.stack([label_crop(gray, box, scale) for box in boxes])
         together = labels.label_crops(gray, boxes, scale)
         assert together.dtype == one_by_one.dtype and np.array_equal(together, one_by_one)
+
+
+def test_a_label_far_fainter_than_the_grids_printed_labels_is_taken_for_no_label_unless_needed():
+    """Each crop is normalised on its own, so a book page's show-through (the back's print, mirrored,
+    pale grey) reads as surely as print.  The grid's labels are printed alike: a cell whose ink where
+    a label would be spans under FAINT of the sure labels' keeps its texts at FAINT_WEIGHT of their
+    odds, the rest going to no label; the printed labels are untouched."""
+    n, side = 4, 400
+    gray = np.full((side, side), 235, np.uint8)
+    cell = side // n
+    boxes = [(c * cell, r * cell, (c + 1) * cell, (r + 1) * cell) for r in range(n) for c in range(n)]
+    for k in (0, 1, 2, 5):  # printed labels: black strokes where a label sits
+        x0, y0 = boxes[k][:2]
+        gray[y0 + 12:y0 + 35, x0 + 12:x0 + 16] = 20
+    x0, y0 = boxes[7][:2]
+    gray[y0 + 12:y0 + 35, x0 + 12:x0 + 16] = 205  # show-through: 30 grey levels, where print has 215
+    printed, ghost, blank = LabelReading((("8", 0.99),)), LabelReading((("0", 0.93), ("", 0.05))), \
+        LabelReading((("", 0.99),))
+    readings = [printed if k in (0, 1, 2, 5) else ghost if k == 7 else blank for k in range(n * n)]
+    out = labels._faint(gray, boxes, readings)
+    assert out[7].best == "" and dict(out[7].texts)["0"] == pytest.approx(0.93 * labels.FAINT_WEIGHT)
+    assert dict(out[7].texts)[""] == pytest.approx(0.05 + (1 - labels.FAINT_WEIGHT) * 0.95)
+    assert [out[k] for k in range(n * n) if k != 7] == [readings[k] for k in range(n * n) if k != 7]
+    # too few labels read surely (the show-through's among them) to say how the grid's labels are
+    # printed: nothing is judged
+    few = [rd if k not in (0, 1, 2) else blank for k, rd in enumerate(readings)]
+    assert labels._faint(gray, boxes, few) == few
