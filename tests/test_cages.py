@@ -51,17 +51,18 @@ def test_thin_black_borders_against_faint_dotted_cell_lines():
     assert geom.size == 6 and layout.cages == tuple(c.cells for c in puzzle.cages)
 
 
-def test_a_noisy_squares_paper_reads_as_no_darkness():
-    """A dim photo's sensor noise: the closing's background is each neighbourhood's brightest pixel,
-    above the paper's middle, so the paper read a little dark everywhere (0.07 on a dimmed blog picture)
-    and every edge's run of 'line' spread across its whole band.  The paper's median is no darkness."""
+def test_a_noisy_squares_paper_reads_as_nearly_no_darkness():
+    """A dim photo's sensor noise: the closing's background was each neighbourhood's brightest pixel,
+    far above the paper's middle, so the paper read dark everywhere (0.14 here; 0.07 on a dimmed blog
+    picture) and every edge's run of 'line' spread across its whole band.  The background is now
+    taken from the square smoothed a little (cages.PAPER_SMOOTH)."""
     rng = np.random.default_rng(0)
     square = np.full((450, 450), 150.0)
     square[:, 148:151] = square[148:151, :] = 40  # a line each way, as a 3x3 grid's inner lines
     square[:, 298:300] = 100  # a fainter one
     noisy = np.clip(square + rng.normal(0, 6, square.shape), 0, 255).astype(np.uint8)
     dark = darkness(noisy, 3)
-    assert percentile(dark, 50) == 0.0
+    assert percentile(dark, 50) < 0.03
     assert dark[:, 149].mean() > 0.8 and dark[:, 299].mean() > 0.3  # the lines keep their darkness
 
 

@@ -34,8 +34,7 @@ KINDS_GAP = 1.6  # two kinds of line differ in ink (+0.5) by at least this facto
 KIND_SHARE = 0.1  # ... a kind of line is at least this share of the edges (one stray edge measured as nothing is none)
 SOLID = 0.9  # an unbroken line is there along at least this share of its edge
 ALONG_SHARE = 50  # an edge's ink is this percentile along it (the median: dotted gaps, a stray mark do not count)
-PAPER_SHARE = 50  # percentile of a square's darkness that is paper (cells are mostly paper; lines and labels are
-                  # a tenth to a fifth of it)
+PAPER_SMOOTH = 1.5  # px of the 900 px square: noise of a few grey levels a pixel smoothed to well under one
 RUN_LEVEL = 0.5  # a pixel belongs to the line's run when this dark relative to the line's darkest
 RUN_FLOOR = 0.05  # darkness (0 paper .. 1 ink) below which there is no line at all
 INSET = (0.03, 0.18)  # an inset cage outline runs this far inside its cell from the cell line, in cells
@@ -50,17 +49,14 @@ INSET_LINE = 0.12  # ... a line there darkens, on the mean along the edge, at le
 def darkness(square: np.ndarray, n: int) -> np.ndarray:
     """0 (paper) .. 1 (ink), after dividing out uneven light."""
     k = int(0.3 * square.shape[0] / n) | 1
-    bg = cv2.morphologyEx(square, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    # The paper is each neighbourhood's brightest (a closing) of the square smoothed a little: in a noisy
+    # picture (a dim photo's sensor noise) the brightest pixel is far brighter than the paper's middle,
+    # so all the paper read a little dark, and every edge's run of line spread across its band.
+    smooth = cv2.GaussianBlur(square, (0, 0), PAPER_SMOOTH)
+    bg = cv2.morphologyEx(smooth, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
     norm = square.astype(np.float32) / np.maximum(bg.astype(np.float32), 1.0)
     ink = float(np.percentile(norm, 0.5))
-    dark = np.clip((1.0 - norm) / max(1e-3, 1.0 - ink), 0.0, 1.0)
-    # The closing takes each neighbourhood's brightest pixel for the paper: in a noisy picture (a dim
-    # photo's sensor noise) that is brighter than the paper's middle, and all the paper reads a little
-    # dark.  Most of the square is paper: its median darkness is taken as none.
-    paper = percentile(dark, PAPER_SHARE)
-    if paper > 0.0:
-        dark = np.clip((dark - np.float32(paper)) / np.float32(1.0 - paper), 0.0, 1.0)
-    return dark
+    return np.clip((1.0 - norm) / max(1e-3, 1.0 - ink), 0.0, 1.0)
 
 
 def _width_of(runs: np.ndarray | None, solid: bool = False) -> float:
