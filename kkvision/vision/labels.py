@@ -25,6 +25,7 @@ import numpy as np
 
 from ..vocab import ARITHMETIC
 from . import nets
+from .cages import percentile
 from .stages import LabelReading
 
 ALPHABET = "0123456789" + ARITHMETIC  # class k+1 is ALPHABET[k]; class 0 is the CTC blank (the model's order)
@@ -226,7 +227,7 @@ def _ink_contrast(gray: np.ndarray, cell_box: tuple[float, float, float, float])
                   max(0, int(x0 + FAINT_IN * w)):max(0, int(x1 - FAINT_IN * w))]
     if region.shape[0] < 2 or region.shape[1] < 2:
         return 0.0
-    return float(np.percentile(region, 75)) - float(cv2.blur(region, (2, 2)).min())
+    return percentile(region, 75) - float(cv2.blur(region, (2, 2)).min())  # cages.percentile: np's number, quicker
 
 
 def mixture(*readings: list[LabelReading]) -> list[LabelReading]:
