@@ -323,6 +323,8 @@ def _ignore_interrupts() -> None:
 def _stop(executor: ProcessPoolExecutor) -> None:
     """The pool's queued work dropped and its workers ended now (an interrupted batch)."""
     processes = list(getattr(executor, "_processes", {}).values())  # the stdlib keeps them there
+    # shutdown(wait=False) forgets the pool's manager thread, so it is taken first
+    manager = getattr(executor, "_executor_manager_thread", None)  # the stdlib keeps it there
     executor.shutdown(wait=False, cancel_futures=True)
     for proc in processes:
         proc.terminate()
@@ -330,7 +332,6 @@ def _stop(executor: ProcessPoolExecutor) -> None:
         proc.join(5)
     # the pool's manager thread closes its wake-up pipe as it ends; at exit the stdlib writes to that
     # pipe unless closed, so exit must not race the closing (a traceback, "Bad file descriptor")
-    manager = getattr(executor, "_executor_manager_thread", None)  # the stdlib keeps it there
     if manager is not None:
         manager.join(5)
 
