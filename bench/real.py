@@ -25,8 +25,9 @@ label model file (e.g. one just trained) in place of the shipped models/labels.o
 refused; the same file as --label-model: a model that never saw a real crop, with no help).
 --change NAME reads every picture changed as another camera, screen or light would show it
 (CHANGES: halved, a third or twice its size, JPEG at quality 25, turned 7 degrees on a larger canvas,
-blurred, half its contrast, noisy, both, photographed from below, half in a shadow, or under a
-warm lamp): how general the reading is,
+blurred, half its contrast, noisy, both, photographed from below, half in a shadow, under a
+warm lamp, in a dark theme (inverted), turned a quarter, tilted 20 degrees, washed out, over-sharpened,
+or photographed from further away): how general the reading is,
 on pictures whose truth is known, none of them seen so changed by anything that was tuned.
 """
 
@@ -103,6 +104,26 @@ def _low_contrast(image: np.ndarray) -> np.ndarray:
     return (image.astype(np.float32) * 0.5 + 25).astype(np.uint8)  # half the contrast, a little lifted
 
 
+def _sharpened(image: np.ndarray) -> np.ndarray:
+    """A phone's over-eager sharpening: an unsharp mask of 1.5x over 2 px (halos beside every stroke)."""
+    soft = cv2.GaussianBlur(image, (0, 0), 2.0)
+    return cv2.addWeighted(image, 2.5, soft, -1.5, 0)
+
+
+def _far(image: np.ndarray) -> np.ndarray:
+    """Photographed from further away: the picture at half its size in the middle of a canvas twice as
+    large, of its edge's median colour with a slow light gradient (a desk, a wall)."""
+    small = cv2.resize(image, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    h, w = image.shape[:2]
+    edge = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])
+    colour = np.median(edge, axis=0).astype(np.float32)
+    ramp = np.linspace(0.8, 1.1, w, dtype=np.float32)[None, :, None]
+    canvas = np.clip(np.broadcast_to(colour, (h, w, 3)) * ramp, 0, 255).astype(np.uint8)
+    y, x = (h - small.shape[0]) // 2, (w - small.shape[1]) // 2
+    canvas[y:y + small.shape[0], x:x + small.shape[1]] = small
+    return canvas
+
+
 SHADOW = 0.45  # of the light left in the shadow
 WARM = (0.6, 0.85, 1.0)  # B, G, R: a tungsten lamp's cast
 PAD = 0.12  # of the longer side: a 7 degree turn of the whole picture stays on the canvas
@@ -119,6 +140,12 @@ CHANGES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "keystone": _keystone,
     "shadow": _shadow,
     "warm": lambda im: (im.astype(np.float32) * np.float32(WARM)).astype(np.uint8),
+    "inverted": lambda im: 255 - im,  # an app's or a site's dark theme: light lines and labels on black
+    "quarter": lambda im: cv2.rotate(im, cv2.ROTATE_90_CLOCKWISE),  # held sideways, no orientation tag
+    "tilted": lambda im: _turned(im, 20.0),
+    "washed-out": lambda im: (im.astype(np.float32) * 0.4 + 150).astype(np.uint8),  # over-exposed, glare
+    "sharpened": _sharpened,
+    "far": _far,
 }
 
 

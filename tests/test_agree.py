@@ -98,3 +98,19 @@ def test_an_empty_cage_joins_the_neighbour_whose_label_cannot_stand_alone():
     fixed = agree_with_labels(lay, cells(3, labels))
     assert str(fixed.changed[0]) == "A1|A2 no border" and len(fixed.changed) == 1
     assert ((0, 0), (1, 0)) in fixed.cages
+
+
+def test_a_second_label_in_a_cage_whose_own_borders_are_drawn_parts_it_at_the_missed_line():
+    # 4x4, every edge a border but four: A1 A2 is '7+' and B2 A3 B3 is '9', and the faint border A2|A3
+    # between the two was missed, so B2 (its edges above and left drawn) lies inside the cage of A1.
+    # The least sure line is A3|B3, but it would leave '9' to B2 B3, which no two digits of a column
+    # make (9 passes the cheap bound: 3 x 3 <= 4 x 3); only A2|A3 leaves each label a clue its cells meet.
+    inside = {("down", 0, 0), ("down", 1, 0), ("right", 2, 0), ("down", 1, 1)}
+    lay = layout(4, [(r, c) for r in range(4) for c in range(3) if ("right", r, c) not in inside],
+                 [(r, c) for r in range(3) for c in range(4) if ("down", r, c) not in inside],
+                 weak=[("right", 2, 0)])
+    labels = {(r, c): "1" for r in range(4) for c in range(4)}
+    labels.update({(0, 0): "7+", (1, 0): "", (1, 1): "9", (2, 0): "", (2, 1): ""})
+    fixed = agree_with_labels(lay, cells(4, labels))
+    assert tuple(map(str, fixed.changed)) == ("A2|A3 border",)
+    assert ((0, 0), (1, 0)) in fixed.cages and ((1, 1), (2, 0), (2, 1)) in fixed.cages

@@ -4,7 +4,10 @@ Every cage has exactly one label, in its first cell (top row first, then
 leftmost).  The label reader has read the top of every cell (clues.read_cells),
 so a border call that breaks this rule can be mended:
   - a cell surely holding a label starts its cage: the edges above it and to
-    its left are borders (a highlighted cell's glow can hide them);
+    its left are borders (a highlighted cell's glow can hide them); when they
+    are and its cage still starts elsewhere, a border inside the cage was
+    missed (a faint line): the least sure line whose border parts the cage in
+    two, each part led by its label and that label a clue its cells can meet;
   - a cage whose first cell is surely empty joins a neighbouring cage across
     one of its borders (pencil marks on a line can make it look thick): the
     least sure border across which the merged cage's label is still a
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..puzzle import TooManyTuples, cage_tuples
 from ..vocab import Cell
 from .cages import group, rows
 from .clues import clue_for
@@ -25,6 +29,7 @@ from .stages import BorderChange, CageLayout, LabelReading
 
 LABEL_SURE = 0.9  # a cell the label reader finds a label in this surely starts a cage
 EMPTY_SURE = 0.9  # a cage's first cell the reader finds empty this surely starts no cage
+MEET_STEPS = 20_000  # digits tried to tell whether a part's label can be met (a 9x9's 5-cell cage: ~10k)
 
 
 def agree_with_labels(layout: CageLayout, cells: dict[Cell, LabelReading]) -> CageLayout:
@@ -46,7 +51,7 @@ def _agree(layout: CageLayout, cells: dict[Cell, LabelReading]) -> CageLayout:
     changed = list(layout.changed)
     for _ in range(2 * n * n):  # each round changes one edge, never back: bounded
         groups = group(n, right, down)
-        fix = _label_not_first(groups, starts, right, down) or _merge_empty(n, groups, cells, starts, layout)
+        fix = _label_not_first(groups, starts, right, down, cells, layout) or _merge_empty(n, groups, cells, starts, layout)
         if fix is None:
             break
         kind, r, c, thick = fix
@@ -59,16 +64,60 @@ def _agree(layout: CageLayout, cells: dict[Cell, LabelReading]) -> CageLayout:
                       layout.down_margin, tuple(changed))
 
 
-def _label_not_first(groups: list[list[Cell]], starts: set[Cell], right: np.ndarray,
-                     down: np.ndarray) -> tuple[str, int, int, bool] | None:
-    """A missing border above or left of a labelled cell that is not its cage's first."""
+def _label_not_first(groups: list[list[Cell]], starts: set[Cell], right: np.ndarray, down: np.ndarray,
+                     cells: dict[Cell, LabelReading], layout: CageLayout) -> tuple[str, int, int, bool] | None:
+    """A missing border above or left of a labelled cell that is not its cage's first; when both are
+    there, the border inside its cage that parts it from the cage's first cell (_parting)."""
     first = {min(g) for g in groups}
     for r, c in sorted(starts - first):
         if r > 0 and not down[r - 1, c]:
             return ("down", r - 1, c, True)
         if c > 0 and not right[r, c - 1]:
             return ("right", r, c - 1, True)
+        cage = next(g for g in groups if (r, c) in g)
+        parting = _parting(cage, (r, c), right, down, cells, layout)
+        if parting is not None:
+            return parting
     return None
+
+
+def _parting(cage: list[Cell], labelled: Cell, right: np.ndarray, down: np.ndarray,
+             cells: dict[Cell, LabelReading], layout: CageLayout) -> tuple[str, int, int, bool] | None:
+    """The least sure line inside `cage` that, called a border, parts it in two: one led by the cage's
+    first cell, the other by `labelled` (a second label, its edges above and left already borders: a
+    faint border elsewhere was missed), each label a possible clue for its part; None when no one line
+    does."""
+    n = len(right)
+    inside = set(cage)
+    best: tuple[float, tuple[str, int, int, bool]] | None = None
+    for r, c in cage:
+        for kind, other in (("right", (r, c + 1)), ("down", (r + 1, c))):
+            if other not in inside or (right if kind == "right" else down)[r, c]:
+                continue
+            cut_right, cut_down = right.copy(), down.copy()
+            (cut_right if kind == "right" else cut_down)[r, c] = True
+            parts = [g for g in group(n, cut_right, cut_down) if g[0] in inside]
+            if len(parts) != 2 or labelled not in (min(parts[0]), min(parts[1])):
+                continue
+            if not all(_meetable(cells[min(g)].best, tuple(sorted(g)), n) for g in parts):
+                continue
+            margins = layout.right_margin if kind == "right" else layout.down_margin
+            sure = margins[r][c] if margins else 0.0
+            if best is None or sure < best[0]:
+                best = (sure, (kind, r, c, True))
+    return None if best is None else best[1]
+
+
+def _meetable(text: str, cells: tuple[Cell, ...], n: int) -> bool:
+    """Whether some digits, none repeated in a row or column, meet the label's clue for these cells (a
+    search of at most MEET_STEPS digits; a longer one counts as meetable)."""
+    cage = clue_for(text, cells, n)
+    if cage is None:
+        return False
+    try:
+        return bool(cage_tuples(cage, n, budget=MEET_STEPS, max_tuples=1))
+    except TooManyTuples:
+        return True
 
 
 def _merge_empty(n: int, groups: list[list[Cell]], cells: dict[Cell, LabelReading], starts: set[Cell],
