@@ -369,3 +369,15 @@ def test_the_polarity_of_a_grid_is_its_lines_not_the_light_marks_in_its_cells(ch
     assert not light_on_dark(dark, quad)
     light, quad = _grey_grid(40, 200, False)
     assert light_on_dark(light, quad)
+
+
+@pytest.mark.needs_shared
+def test_a_dark_themes_grid_is_framed_by_its_light_lines_not_by_the_dark_beside_them(real_dev):
+    """Blog05 (a thick frame, thin grey cage borders, no cell lines) in a dark theme (its negative): the
+    picture as it is showed a 'grid' whose frame ran along the dark inside the light frame, 8 px in on
+    the left of 335; the negative's true frame was then taken for the same grid found before."""
+    image = cv2.imread(str(real_dev / "mnaoumov" / "Blog05.png"))
+    (light, _), = find_grids(image)
+    (dark, _), = find_grids(255 - image)
+    assert dark.light_on_dark and not light.light_on_dark
+    assert np.abs(np.subtract(dark.corners, light.corners)).max() < 2.0

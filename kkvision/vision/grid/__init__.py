@@ -258,13 +258,32 @@ def searches(image: np.ndarray) -> Iterator[list[tuple[GridGeometry, np.ndarray]
     no whole grid, only a part (a block of a bigger grid, or a grid cut by the
     picture's edge), gives it only after every later look found no whole grid:
     a dark theme's faint light lines may make a block of cells look like a
-    grid in the picture as it is, while its whole grid shows in the negative."""
+    grid in the picture as it is, while its whole grid shows in the negative.  A dark theme's grid
+    found in the picture as it is is framed by the dark beside its light lines, a few pixels in: it
+    is taken as the negative frames it, when the negative finds it."""
     gray = to_gray(image)
     before: list[np.ndarray] = []
     partial: list[tuple[GridGeometry, np.ndarray]] = []  # the first look's part of a grid, held back
+    negative: list[tuple[list[tuple[GridGeometry, np.ndarray]], bool]] = []  # the negative's grids, once found
 
-    def apart(look: np.ndarray, back: np.ndarray | None = None) -> list[tuple[GridGeometry, np.ndarray]]:
-        grids, whole = _grids(gray, look, back)
+    def in_negative() -> tuple[list[tuple[GridGeometry, np.ndarray]], bool]:
+        if not negative:
+            negative.append(_grids(gray, 255 - gray))
+        return negative[0]
+
+    def own(grid: tuple[GridGeometry, np.ndarray]) -> tuple[GridGeometry, np.ndarray]:
+        """A dark theme's grid found in the picture as it is, framed by the dark beside its light lines (a
+        few pixels inside its frame), is taken as the negative finds it, framed by its lines."""
+        if not grid[0].light_on_dark:
+            return grid
+        return next((g for g in in_negative()[0] if g[0].light_on_dark
+                     and _overlap(_quad(g[0]), _quad(grid[0])) > 1 - OVERLAP
+                     and _overlap(_quad(grid[0]), _quad(g[0])) > 1 - OVERLAP), grid)
+
+    def apart(look: np.ndarray, back: np.ndarray | None = None,
+              grids_whole: tuple[list[tuple[GridGeometry, np.ndarray]], bool] | None = None
+              ) -> list[tuple[GridGeometry, np.ndarray]]:
+        grids, whole = grids_whole if grids_whole is not None else _grids(gray, look, back)
         fresh = [g for g in grids if not any(_found_before(_quad(g[0]), q) for q in before)]
         before.extend(_quad(geom) for geom, _ in grids)
         if whole or not fresh:
@@ -273,8 +292,9 @@ def searches(image: np.ndarray) -> Iterator[list[tuple[GridGeometry, np.ndarray]
             partial.extend(fresh)
         return []
 
-    yield apart(gray)
-    yield apart(255 - gray)
+    as_it_is, whole = _grids(gray, gray)
+    yield apart(gray, grids_whole=([own(g) for g in as_it_is], whole))
+    yield apart(255 - gray, grids_whole=in_negative())
     lo, hi = np.percentile(gray[::CONTRAST_STEP, ::CONTRAST_STEP], STRETCH_TAILS)  # only when still needed
     base = gray
     if hi - lo < LOW_CONTRAST:
