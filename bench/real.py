@@ -27,7 +27,7 @@ refused; the same file as --label-model: a model that never saw a real crop, wit
 (CHANGES: halved, a third or twice its size, JPEG at quality 25, turned 7 degrees on a larger canvas,
 blurred, half its contrast, noisy, both, photographed from below, half in a shadow, under a
 warm lamp, in a dark theme (inverted), turned a quarter, tilted 20 degrees, washed out, over-sharpened,
-or photographed from further away): how general the reading is,
+photographed from further away, a screen photographed (moire), or newsprint): how general the reading is,
 on pictures whose truth is known, none of them seen so changed by anything that was tuned.
 """
 
@@ -124,6 +124,26 @@ def _far(image: np.ndarray) -> np.ndarray:
     return canvas
 
 
+def _screen_photo(image: np.ndarray) -> np.ndarray:
+    """A phone's photo of a screen showing the picture: a little from below, out of focus by a pixel, the
+    screen's pixel rows beating with the camera's (moire: bands of a tenth of the light, slanted) and
+    the sensor's noise."""
+    big = _keystone(image, 0.06)
+    h, w = big.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    bands = 1.0 - 0.1 * (0.5 + 0.5 * np.sin(2 * np.pi * (yy + 0.2 * xx) / 9.0))
+    soft = cv2.GaussianBlur(big, (0, 0), 1.0).astype(np.float32) * bands[..., None]
+    return _noisy(np.clip(soft, 0, 255).astype(np.uint8), 4.0)
+
+
+def _newsprint(image: np.ndarray) -> np.ndarray:
+    """Printed on newsprint and photographed indoors: grey-yellow paper (ink no blacker than 60, paper
+    no whiter than 200), the ink spread by a pixel, and noise."""
+    soft = cv2.GaussianBlur(image, (0, 0), 1.0).astype(np.float32)
+    paper = soft * np.float32((0.50, 0.55, 0.58)) + np.float32((55, 60, 60))
+    return _noisy(np.clip(paper, 0, 255).astype(np.uint8), 5.0)
+
+
 SHADOW = 0.45  # of the light left in the shadow
 WARM = (0.6, 0.85, 1.0)  # B, G, R: a tungsten lamp's cast
 PAD = 0.12  # of the longer side: a 7 degree turn of the whole picture stays on the canvas
@@ -146,6 +166,8 @@ CHANGES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "washed-out": lambda im: (im.astype(np.float32) * 0.4 + 150).astype(np.uint8),  # over-exposed, glare
     "sharpened": _sharpened,
     "far": _far,
+    "screen-photo": _screen_photo,
+    "newsprint": _newsprint,
 }
 
 
