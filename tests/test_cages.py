@@ -166,3 +166,20 @@ def test_a_browser_drawn_grid_of_dropped_hairlines_and_split_borders_reads_right
                                        (2, 3, 1, 4, 6, 7, 5), (1, 2, 5, 6, 3, 4, 7), (4, 7, 6, 1, 5, 2, 3),
                                        (3, 6, 2, 7, 4, 5, 1))
     assert not any("borders changed" in note for note in outcome.result.notes)
+
+
+def test_thin_borders_against_faint_cell_lines_photographed_off_a_screen_with_moire():
+    """An app's thin solid borders and faint dotted cell lines, photographed off its screen: bands of
+    a tenth of the light every 9 px, nearly level, as dark as the cell lines.  Every row of edges the
+    bands ran along read as wide as a border (real-dev screenshots so changed: 3 of 23 solved); the
+    paper's texture is now taken off the darkness first (cages.above_texture)."""
+    puzzle, _ = random_puzzle(6, seed=12, unique=False)
+    look = dataclasses.replace(random_look(random.Random(2), FONTS, 6), cell=110, thin=1, thick=2,
+                               thin_grey=200, dotted=True, ink=(60, 60, 60), paper=(255, 255, 255))
+    image = bgr(render_flat(puzzle, look)).astype(np.float32)
+    yy, xx = np.mgrid[0:image.shape[0], 0:image.shape[1]].astype(np.float32)
+    bands = 1.0 - 0.1 * (0.5 + 0.5 * np.sin(2 * np.pi * (yy + 0.2 * xx) / 9.0))
+    photo = np.clip(cv2.GaussianBlur(image, (0, 0), 1.0) * bands[..., None], 0, 255).astype(np.uint8)
+    geom, square = find_grid(photo)
+    layout, _ = find_cages(square, geom)
+    assert geom.size == 6 and layout.cages == tuple(c.cells for c in puzzle.cages)

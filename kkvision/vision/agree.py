@@ -6,8 +6,9 @@ so a border call that breaks this rule can be mended:
   - a cell surely holding a label starts its cage: the edges above it and to
     its left are borders (a highlighted cell's glow can hide them); when they
     are and its cage still starts elsewhere, a border inside the cage was
-    missed (a faint line): the least sure line whose border parts the cage in
-    two, each part led by its label and that label a clue its cells can meet;
+    missed (a faint line): the line whose border parts the cage in two, each
+    part led by its label and that label a clue its cells can meet, when
+    exactly one line does;
   - a cage whose first cell is surely empty joins a neighbouring cage across
     one of its borders (pencil marks on a line can make it look thick): the
     least sure border across which the merged cage's label is still a
@@ -51,7 +52,7 @@ def _agree(layout: CageLayout, cells: dict[Cell, LabelReading]) -> CageLayout:
     changed = list(layout.changed)
     for _ in range(2 * n * n):  # each round changes one edge, never back: bounded
         groups = group(n, right, down)
-        fix = _label_not_first(groups, starts, right, down, cells, layout) or _merge_empty(n, groups, cells, starts, layout)
+        fix = _label_not_first(groups, starts, right, down, cells) or _merge_empty(n, groups, cells, starts, layout)
         if fix is None:
             break
         kind, r, c, thick = fix
@@ -65,7 +66,7 @@ def _agree(layout: CageLayout, cells: dict[Cell, LabelReading]) -> CageLayout:
 
 
 def _label_not_first(groups: list[list[Cell]], starts: set[Cell], right: np.ndarray, down: np.ndarray,
-                     cells: dict[Cell, LabelReading], layout: CageLayout) -> tuple[str, int, int, bool] | None:
+                     cells: dict[Cell, LabelReading]) -> tuple[str, int, int, bool] | None:
     """A missing border above or left of a labelled cell that is not its cage's first; when both are
     there, the border inside its cage that parts it from the cage's first cell (_parting)."""
     first = {min(g) for g in groups}
@@ -75,21 +76,21 @@ def _label_not_first(groups: list[list[Cell]], starts: set[Cell], right: np.ndar
         if c > 0 and not right[r, c - 1]:
             return ("right", r, c - 1, True)
         cage = next(g for g in groups if (r, c) in g)
-        parting = _parting(cage, (r, c), right, down, cells, layout)
+        parting = _parting(cage, (r, c), right, down, cells)
         if parting is not None:
             return parting
     return None
 
 
 def _parting(cage: list[Cell], labelled: Cell, right: np.ndarray, down: np.ndarray,
-             cells: dict[Cell, LabelReading], layout: CageLayout) -> tuple[str, int, int, bool] | None:
-    """The least sure line inside `cage` that, called a border, parts it in two: one led by the cage's
-    first cell, the other by `labelled` (a second label, its edges above and left already borders: a
-    faint border elsewhere was missed), each label a possible clue for its part; None when no one line
-    does."""
+             cells: dict[Cell, LabelReading]) -> tuple[str, int, int, bool] | None:
+    """The one line inside `cage` that, called a border, parts it in two: one led by the cage's first
+    cell, the other by `labelled` (a second label, its edges above and left already borders: a faint
+    border elsewhere was missed), each label a clue its part's cells can meet; None when no line or
+    more than one does (a guess between two could print a puzzle read wrong)."""
     n = len(right)
     inside = set(cage)
-    best: tuple[float, tuple[str, int, int, bool]] | None = None
+    found = []
     for r, c in cage:
         for kind, other in (("right", (r, c + 1)), ("down", (r + 1, c))):
             if other not in inside or (right if kind == "right" else down)[r, c]:
@@ -99,13 +100,9 @@ def _parting(cage: list[Cell], labelled: Cell, right: np.ndarray, down: np.ndarr
             parts = [g for g in group(n, cut_right, cut_down) if g[0] in inside]
             if len(parts) != 2 or labelled not in (min(parts[0]), min(parts[1])):
                 continue
-            if not all(_meetable(cells[min(g)].best, tuple(sorted(g)), n) for g in parts):
-                continue
-            margins = layout.right_margin if kind == "right" else layout.down_margin
-            sure = margins[r][c] if margins else 0.0
-            if best is None or sure < best[0]:
-                best = (sure, (kind, r, c, True))
-    return None if best is None else best[1]
+            if all(_meetable(cells[min(g)].best, tuple(sorted(g)), n) for g in parts):
+                found.append((kind, r, c, True))
+    return found[0] if len(found) == 1 else None
 
 
 def _meetable(text: str, cells: tuple[Cell, ...], n: int) -> bool:

@@ -37,6 +37,8 @@ ALONG_SHARE = 50  # an edge's ink is this percentile along it (the median: dotte
 PAPER_SMOOTH = 1.5  # px of the 900 px square: noise of a few grey levels a pixel smoothed to well under one
 RUN_LEVEL = 0.5  # a pixel belongs to the line's run when this dark relative to the line's darkest
 RUN_FLOOR = 0.05  # darkness (0 paper .. 1 ink) below which there is no line at all
+TEXTURE_AREA = (0.55, 0.9)  # a cell's bottom right, of its side: away from its label, lines and most of its digit
+TEXTURE_SHARE = 90  # the paper's texture: this percentile of the darkness there (the bands' dark, not their mean)
 INSET = (0.03, 0.18)  # an inset cage outline runs this far inside its cell from the cell line, in cells
 INSET_OFF = 0.1  # ... about a point this close (cells) to where the grid stage put the cell line
 INSET_GAP = 0.35  # ... each outline apart from the cell line between by paper (a row of pencil marks
@@ -57,6 +59,26 @@ def darkness(square: np.ndarray, n: int) -> np.ndarray:
     norm = square.astype(np.float32) / np.maximum(bg.astype(np.float32), 1.0)
     ink = float(np.percentile(norm, 0.5))
     return np.clip((1.0 - norm) / max(1e-3, 1.0 - ink), 0.0, 1.0)
+
+
+def above_texture(dark: np.ndarray, geom: GridGeometry) -> np.ndarray:
+    """The darkness less the paper's own texture (a photographed screen's moire bands, a photo's grain):
+    TEXTURE_SHARE's percentile of the darkness in each cell's empty corner (TEXTURE_AREA), the median over
+    the cells, taken off and the rest stretched back to 0..1.  Moire bands as dark as an app's faint cell
+    lines, running nearly along a row of edges, made every such edge's run of line as wide as a border's."""
+    n = geom.size
+    a, b = TEXTURE_AREA
+    levels = []
+    for r in range(n):
+        for c in range(n):
+            x0, x1, y0, y1 = geom.xs[c], geom.xs[c + 1], geom.ys[r], geom.ys[r + 1]
+            corner = dark[int(y0 + a * (y1 - y0)):int(y0 + b * (y1 - y0)), int(x0 + a * (x1 - x0)):int(x0 + b * (x1 - x0))]
+            if corner.size:
+                levels.append(percentile(corner, TEXTURE_SHARE))
+    texture = float(np.median(levels)) if levels else 0.0
+    if texture <= 0.0:
+        return dark
+    return np.clip((dark - np.float32(texture)) / np.float32(1.0 - texture), 0.0, 1.0)
 
 
 def _width_of(runs: np.ndarray | None, solid: bool = False) -> float:
@@ -221,8 +243,9 @@ def find_cages(square: np.ndarray, geom: GridGeometry) -> tuple[CageLayout, np.n
     """Cage layout, and the darkness image the later stages reuse."""
     n = geom.size
     dark = darkness(square, n)
-    edges_r = [[_edge_ink(dark, geom, r, c, True) if c + 1 < n else (0.0, 0.0) for c in range(n)] for r in range(n)]
-    edges_d = [[_edge_ink(dark, geom, r, c, False) if r + 1 < n else (0.0, 0.0) for c in range(n)] for r in range(n)]
+    lines = above_texture(dark, geom)
+    edges_r = [[_edge_ink(lines, geom, r, c, True) if c + 1 < n else (0.0, 0.0) for c in range(n)] for r in range(n)]
+    edges_d = [[_edge_ink(lines, geom, r, c, False) if r + 1 < n else (0.0, 0.0) for c in range(n)] for r in range(n)]
     ink_r = np.array([[e[0] for e in row] for row in edges_r])
     ink_d = np.array([[e[0] for e in row] for row in edges_d])
     values = np.concatenate([ink_r[:, :-1].ravel(), ink_d[:-1, :].ravel()])
