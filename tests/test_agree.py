@@ -127,20 +127,3 @@ def test_a_second_label_whose_cage_more_than_one_line_could_part_is_left_as_it_i
     labels.update({(0, 0): "7+", (1, 0): "", (1, 1): "4", (2, 0): "", (2, 1): ""})
     assert agree_with_labels(lay, cells(4, labels)) is lay
 
-
-def test_a_mending_that_leaves_a_surely_read_label_no_clue_for_its_cage_is_refused():
-    # 3x3: B1 C1 is '1-'; texture in C1 read as a label made C1 start its own cage (B1|C1 border), which
-    # leaves '1-' on one cell: the two readings contradict each other, and no answer rests on either.
-    import pytest
-
-    from kkvision.errors import UncertainReading
-    from kkvision.vision.read import _mended_against_labels
-
-    lay = layout(3, [(0, 0)], [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)])
-    labels = {(0, 0): "2", (0, 1): "1-", (0, 2): "2", (1, 0): "6+", (2, 0): "6+"}
-    mended = agree_with_labels(lay, cells(3, labels))
-    assert tuple(map(str, mended.changed)) == ("B1|C1 border",)
-    with pytest.raises(UncertainReading, match="B1's label, read as '1-', cannot be the clue"):
-        _mended_against_labels(mended, cells(3, labels))
-    labels[(0, 1)] = "3"  # a label that can be the clue of one cell: the mending stands
-    _mended_against_labels(agree_with_labels(lay, cells(3, labels)), cells(3, labels))

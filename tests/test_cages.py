@@ -183,3 +183,19 @@ def test_thin_borders_against_faint_cell_lines_photographed_off_a_screen_with_mo
     geom, square = find_grid(photo)
     layout, _ = find_cages(square, geom)
     assert geom.size == 6 and layout.cages == tuple(c.cells for c in puzzle.cages)
+
+
+def test_cells_dark_all_over_are_no_texture_to_take_off():
+    """A square whose cells read dark in their corners (a dark theme's cells, a fill) is no paper with a
+    texture: taking its 'texture' of 1.0 off divided by zero (every edge NaN, a dark blog picture refused)."""
+    from kkvision.vision.cages import TEXTURE_MAX, above_texture
+    from kkvision.vision.grid import GridGeometry
+
+    lines = tuple(k * 900 / 4 for k in range(5))
+    geom = GridGeometry(4, ((0, 0), (900, 0), (900, 900), (0, 900)), lines, lines, homography=np.eye(3))
+    dark = np.ones((900, 900), np.float32)
+    assert above_texture(dark, geom) is dark
+    dark = np.full((900, 900), TEXTURE_MAX / 2, np.float32)
+    dark[:, 440:460] = 1.0
+    lifted = above_texture(dark, geom)
+    assert np.isfinite(lifted).all() and lifted[0, 0] == 0.0 and lifted[0, 450] == 1.0

@@ -38,6 +38,7 @@ PAPER_SMOOTH = 1.5  # px of the 900 px square: noise of a few grey levels a pixe
 RUN_LEVEL = 0.5  # a pixel belongs to the line's run when this dark relative to the line's darkest
 RUN_FLOOR = 0.05  # darkness (0 paper .. 1 ink) below which there is no line at all
 TEXTURE_AREA = (0.55, 0.9)  # a cell's bottom right, of its side: away from its label, lines and most of its digit
+TEXTURE_MAX = 0.3  # darker than this in most cells' corners is no texture (a dark theme's cells, a fill): left as it is
 TEXTURE_SHARE = 90  # the paper's texture: this percentile of the darkness there (the bands' dark, not their mean)
 INSET = (0.03, 0.18)  # an inset cage outline runs this far inside its cell from the cell line, in cells
 INSET_OFF = 0.1  # ... about a point this close (cells) to where the grid stage put the cell line
@@ -76,7 +77,7 @@ def above_texture(dark: np.ndarray, geom: GridGeometry) -> np.ndarray:
             if corner.size:
                 levels.append(percentile(corner, TEXTURE_SHARE))
     texture = float(np.median(levels)) if levels else 0.0
-    if texture <= 0.0:
+    if not 0.0 < texture <= TEXTURE_MAX:  # none; or more than a texture: the cells' own fill or shading
         return dark
     return np.clip((dark - np.float32(texture)) / np.float32(1.0 - texture), 0.0, 1.0)
 

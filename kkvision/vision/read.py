@@ -31,7 +31,7 @@ from ..errors import (
     UsageError,
 )
 from ..solver import time_budget
-from ..vocab import Cell, cell_name
+from ..vocab import cell_name
 from .agree import agree_with_labels
 from .borders import check_borders
 from .cages import darkness, find_cages
@@ -39,18 +39,7 @@ from .clues import clue_for, given_labels, read_cells, read_clues
 from .grid import NO_GRID, searches
 from .readers import BOTH, MOVED, reader
 from .reading import resolve, unclued
-from .stages import (
-    LABEL_SURE,
-    AsRead,
-    CageLayout,
-    GivenLabel,
-    GridGeometry,
-    LabelReading,
-    Reading,
-    Refusal,
-    Trace,
-    VisionOptions,
-)
+from .stages import AsRead, CageLayout, GivenLabel, GridGeometry, Reading, Refusal, Trace, VisionOptions
 
 log = logging.getLogger("kkvision")
 MIN_SUDOKU = 4  # the smallest sudoku (2x2 boxes); a 3x3 grid of three 3-cell cages may be a KenKen
@@ -362,7 +351,6 @@ def _read_once(geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOp
     log.info("%s: labels read (%s) with %d tesseract process(es): %s", name, labels.name, labels.processes,
              " ".join(c.text or "?" for c in clues))
     _mended_too_much(layout)
-    _mended_against_labels(layout, cells)
     res = resolve(geom.size, clues, opts.time_limit)
     check_borders(layout, cells, res.grid, opts.time_limit)
     notes = res.notes
@@ -381,26 +369,6 @@ def _mended_too_much(layout: CageLayout) -> None:
             " called otherwise than where the labels are (" + ", ".join(map(str, layout.changed[:6]))
             + (", ..." if len(layout.changed) > 6 else "") + "); check the cages with --debug-dir",
             cells=tuple(dict.fromkeys(ch.a for ch in layout.changed)))
-
-
-def _mended_against_labels(layout: CageLayout, cells: dict[Cell, LabelReading]) -> None:
-    """Raise UncertainReading when a border changed to agree with one label leaves another label,
-    read surely (LABEL_SURE), no possible clue for its cage: the two readings contradict each other (a
-    photographed screen's moire read as a label in an empty cell parted a '1-' from its second cell)."""
-    if not layout.changed:
-        return
-    n = len(layout.right_thick)
-    touched = {cell for ch in layout.changed for cell in (ch.a, ch.b)}
-    for cage in layout.cages:
-        head = cells[cage[0]]
-        if touched.isdisjoint(cage) or head.probability < LABEL_SURE or not head.best:
-            continue
-        if clue_for(head.best, cage, n) is None:
-            raise UncertainReading(
-                f"unsure of the cage borders: {', '.join(map(str, layout.changed[:6]))} changed to agree with"
-                f" where labels are, but then {cell_name(cage[0])}'s label, read as {head.best!r}, cannot be"
-                f" the clue of its {len(cage)}-cell cage; check the cages with --debug-dir",
-                cells=(cage[0],) + tuple(dict.fromkeys(ch.a for ch in layout.changed)))
 
 
 def as_read(trace: Trace) -> AsRead | None:
