@@ -60,12 +60,16 @@ from kkvision.vision.stages import Trace  # noqa: E402
 from kkvision.vocab import LABEL_READERS as OCR_ENGINES  # noqa: E402
 
 
+def _edge_colour(image: np.ndarray) -> np.ndarray:
+    """The median colour of the picture's edge, all four sides (a desk, a screen's bezel)."""
+    return np.median(np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]]), axis=0)
+
+
 def _padded(image: np.ndarray) -> np.ndarray:
     """On a canvas grown by PAD of its longer side a side, in the median colour of its edge (a desk, a
     screen's bezel): a picture cropped tight to its grid, turned or seen in perspective, loses nothing."""
     pad = int(PAD * max(image.shape[:2]))
-    edge = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])
-    colour = [int(v) for v in np.median(edge, axis=0)]
+    colour = [int(v) for v in _edge_colour(image)]
     return cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=colour)
 
 
@@ -115,8 +119,7 @@ def _far(image: np.ndarray) -> np.ndarray:
     large, of its edge's median colour with a slow light gradient (a desk, a wall)."""
     small = cv2.resize(image, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     h, w = image.shape[:2]
-    edge = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])
-    colour = np.median(edge, axis=0).astype(np.float32)
+    colour = _edge_colour(image).astype(np.float32)
     ramp = np.linspace(0.8, 1.1, w, dtype=np.float32)[None, :, None]
     canvas = np.clip(np.broadcast_to(colour, (h, w, 3)) * ramp, 0, 255).astype(np.uint8)
     y, x = (h - small.shape[0]) // 2, (w - small.shape[1]) // 2

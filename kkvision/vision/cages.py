@@ -72,7 +72,7 @@ def above_texture(dark: np.ndarray, geom: GridGeometry) -> np.ndarray:
     levels = []
     for r in range(n):
         for c in range(n):
-            x0, x1, y0, y1 = geom.xs[c], geom.xs[c + 1], geom.ys[r], geom.ys[r + 1]
+            x0, y0, x1, y1 = geom.cell_box(r, c)
             corner = dark[int(y0 + a * (y1 - y0)):int(y0 + b * (y1 - y0)), int(x0 + a * (x1 - x0)):int(x0 + b * (x1 - x0))]
             if corner.size:
                 levels.append(percentile(corner, TEXTURE_SHARE))

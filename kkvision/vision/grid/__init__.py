@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 
 import cv2
 import numpy as np
@@ -264,12 +265,7 @@ def searches(image: np.ndarray) -> Iterator[list[tuple[GridGeometry, np.ndarray]
     gray = to_gray(image)
     before: list[np.ndarray] = []
     partial: list[tuple[GridGeometry, np.ndarray]] = []  # the first look's part of a grid, held back
-    negative: list[tuple[list[tuple[GridGeometry, np.ndarray]], bool]] = []  # the negative's grids, once found
-
-    def in_negative() -> tuple[list[tuple[GridGeometry, np.ndarray]], bool]:
-        if not negative:
-            negative.append(_grids(gray, 255 - gray))
-        return negative[0]
+    in_negative = cache(lambda: _grids(gray, 255 - gray))  # found once, when first needed
 
     def own(grid: tuple[GridGeometry, np.ndarray]) -> tuple[GridGeometry, np.ndarray]:
         """A dark theme's grid found in the picture as it is, framed by the dark beside its light lines (a
@@ -280,10 +276,8 @@ def searches(image: np.ndarray) -> Iterator[list[tuple[GridGeometry, np.ndarray]
                      and _overlap(_quad(g[0]), _quad(grid[0])) > 1 - OVERLAP
                      and _overlap(_quad(grid[0]), _quad(g[0])) > 1 - OVERLAP), grid)
 
-    def apart(look: np.ndarray, back: np.ndarray | None = None,
-              grids_whole: tuple[list[tuple[GridGeometry, np.ndarray]], bool] | None = None
-              ) -> list[tuple[GridGeometry, np.ndarray]]:
-        grids, whole = grids_whole if grids_whole is not None else _grids(gray, look, back)
+    def apart(found: tuple[list[tuple[GridGeometry, np.ndarray]], bool]) -> list[tuple[GridGeometry, np.ndarray]]:
+        grids, whole = found
         fresh = [g for g in grids if not any(_found_before(_quad(g[0]), q) for q in before)]
         before.extend(_quad(geom) for geom, _ in grids)
         if whole or not fresh:
@@ -293,18 +287,18 @@ def searches(image: np.ndarray) -> Iterator[list[tuple[GridGeometry, np.ndarray]
         return []
 
     as_it_is, whole = _grids(gray, gray)
-    yield apart(gray, grids_whole=([own(g) for g in as_it_is], whole))
-    yield apart(255 - gray, grids_whole=in_negative())
+    yield apart(([own(g) for g in as_it_is], whole))
+    yield apart(in_negative())
     lo, hi = np.percentile(gray[::CONTRAST_STEP, ::CONTRAST_STEP], STRETCH_TAILS)  # only when still needed
     base = gray
     if hi - lo < LOW_CONTRAST:
         base = np.clip((gray.astype(np.float32) - lo) * (255.0 / max(1.0, hi - lo)), 0, 255).astype(np.uint8)
-        yield apart(base)
-        yield apart(255 - base)
+        yield apart(_grids(gray, base))
+        yield apart(_grids(gray, 255 - base))
     for look in (base, 255 - base):  # no whole grid yet: a grid photographed askew, its frame run into its
         turned = _face_on(look)      # surroundings, is found with the picture turned face on
         if turned is not None:
-            yield apart(*turned)
+            yield apart(_grids(gray, *turned))
     yield partial
 
 
