@@ -40,10 +40,14 @@ neighbourhoods ("scenes") drawn under heavy augmentation:
     inside their cells as apps draw them (solid or dashed, grey or coloured;
     half of those labels sit on the outline's corner, the outline broken
     round them: ON_OUTLINE), a neighbour's label just right
-    of the cell, pencil marks and a written answer below the label;
+    of the cell, pencil marks and a written answer below the label; with
+    --written, a share of cells with a big answer written by a hand
+    (devtools.strokes), often reaching up over the label's row;
   - the picture: 24..170 px cells at the source (labels 4..76 px high), then
     resampled to the 900 px grid square as the grid stage does; blur, noise,
-    JPEG 25..95, low contrast, uneven light, show-through of the page's back,
+    JPEG 25..95, low contrast, uneven light, show-through of the page's back
+    (with --blurry, a share blurred 0.13..0.22 of the label's height, as a far
+    photo of a small screen leaves small labels),
     small rotation and shear, and the cell box off by up to 5% of a side;
   - with --real, label crops cut from the pictures of a folder of real
     pictures with .truth.json (half of them, chosen by a hash of the file
@@ -54,7 +58,9 @@ convolution mixes neighbouring columns; a 1x1 convolution gives the 15 class
 scores (blank + ALPHABET) per column.  ~0.2 M parameters, < 1 MB as ONNX.
 Fixed seeds throughout (data, split, initialisation, batches; CPU, 2 threads).
 On a 2-core machine the default run takes about 35 minutes (3 to make the
-crops, 5 per epoch).
+crops, 5 per epoch).  --device cuda trains on a GPU, to try recipes fast
+(an H200: the crops in 3.5 minutes on 4 cores, 6 epochs in 2 minutes); the shipped
+models are trained on the CPU.
 """
 
 from __future__ import annotations
@@ -73,6 +79,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from devtools import strokes
 from kkvision.vision.labels import (
     ALPHABET,
     CROP_H,
@@ -109,6 +116,11 @@ SLANT = 0.25  # their slant (x per y), either way: italic faces lean about 0.2
 SMALL = 0.2  # share of labels 8-12% of the cell high, as small print and app labels are
 ON_OUTLINE = 0.5  # share of labels in cages drawn as inset outlines that sit on the outline's corner, the
                   # outline broken round them (killer-sudoku-like apps): its lines run on just below and right
+WRITTEN = 0.0  # share of cells with an answer written by a hand (devtools.strokes) big and anywhere in the
+               # cell's middle, its top often reaching the label's row, as people fill in printed puzzles
+               # (0: none, as models/labels-second.onnx was trained; the 12% typed answers below stay)
+BLURRY = 0.0  # share of crops blurred 0.13..0.22 of the label's cap height (the usual blur: at most 0.13), as a
+              # far photo of a small screen or page leaves small labels (0: as labels-second.onnx was trained)
 FALLBACK = {"−": "-", "–": "-", "—": "-", "×": "x", "✕": "x", "·": "x", "÷": "/"}
 
 
@@ -425,6 +437,14 @@ def scene(rng: random.Random, designs: dict[str, list[str]], text: str | None = 
         box = d.textbbox((0, 0), digit, font=af)
         d.text((x0 + s / 2 - (box[0] + box[2]) / 2, y0 + 0.58 * s - (box[1] + box[3]) / 2), digit, font=af,
                fill=_ink(rng, paper))
+    if WRITTEN and rng.random() < WRITTEN:  # a big answer written by hand, often over the label's row
+        h = s * rng.uniform(0.4, 0.75)
+        side = img.size[0]
+        hand = strokes.draw(rng.randint(1, 9), side, h, (x0 + s * rng.uniform(0.3, 0.7), y0 + s * rng.uniform(0.45, 0.7)),
+                            rng)[: img.size[1]]
+        pen = np.array(rng.choice([(170, 20, 20), (30, 40, 150), (20, 20, 20), (90, 90, 90)]), np.float32)
+        alpha = (hand / 255.0)[..., None]
+        img = Image.fromarray((np.asarray(img) * (1 - alpha) + pen * alpha).astype(np.uint8))
     arr = np.asarray(img).astype(np.float32)
     arr = _degrade(arr, rng, fsize * 0.72)
     gray = cv2.cvtColor(np.clip(arr, 0, 255).astype(np.uint8), cv2.COLOR_RGB2GRAY)
@@ -462,6 +482,8 @@ def _degrade(arr: np.ndarray, rng: random.Random, cap: float) -> np.ndarray:
         top = float(arr.max())
         arr = top - (top - arr) * (1 - lift)
     sigma = rng.choice([0, 0, 0.04, 0.06, 0.08, 0.1, 0.13]) * cap
+    if BLURRY and rng.random() < BLURRY:
+        sigma = rng.uniform(0.13, 0.22) * cap
     if sigma:
         arr = cv2.GaussianBlur(arr, (0, 0), sigma)
     if rng.random() < 0.7:
@@ -577,10 +599,11 @@ def reads(model, crops: np.ndarray) -> list[str]:  # type: ignore[no-untyped-def
 
     model.eval()
     out = []
+    device = next(model.parameters()).device
     with torch.no_grad():
         for i in range(0, len(crops), 512):
-            x = torch.from_numpy(crops[i:i + 512].astype(np.float32) / 255.0)[:, None]
-            probs = torch.softmax(model(x)[:, :, 0, :], dim=1).permute(0, 2, 1).numpy()
+            x = torch.from_numpy(crops[i:i + 512].astype(np.float32) / 255.0)[:, None].to(device)
+            probs = torch.softmax(model(x)[:, :, 0, :], dim=1).permute(0, 2, 1).cpu().numpy()
             out += [decode(p, keep=1)[0][0] for p in probs]
     model.train()
     return out
@@ -617,7 +640,7 @@ def train(args: argparse.Namespace) -> None:
             x = np.concatenate([x] + [rx] * reps)
             y = y + real["train"][1] * reps
     hx = np.stack([(c * 255).astype(np.uint8) for c in real["heldout"][0]]) if real["heldout"][1] else None
-    model = network()
+    model = network().to(args.device)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * (len(y) // args.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.15)
@@ -630,10 +653,10 @@ def train(args: argparse.Namespace) -> None:
             idx = order[b * args.batch:(b + 1) * args.batch]
             batch = augment(x[idx].astype(np.float32) / 255.0, rng)
             texts = [y[i] for i in idx]
-            logits = model(torch.from_numpy(batch)[:, None])[:, :, 0, :]  # N, C, T
+            logits = model(torch.from_numpy(batch)[:, None].to(args.device))[:, :, 0, :]  # N, C, T
             logp = logits.log_softmax(1).permute(2, 0, 1)  # T, N, C
             flat, lengths = encode(texts)
-            loss = ctc(logp, torch.tensor(flat, dtype=torch.long), torch.full((len(idx),), logp.shape[0], dtype=torch.long),
+            loss = ctc(logp, torch.tensor(flat, dtype=torch.long, device=logp.device), torch.full((len(idx),), logp.shape[0], dtype=torch.long),
                        torch.tensor(lengths, dtype=torch.long))
             opt.zero_grad()
             loss.backward()
@@ -650,7 +673,7 @@ def train(args: argparse.Namespace) -> None:
         right = [a == b for a, b in zip(reads(model, vx), vy)]
         per = {n: [r for r, d in zip(right, vd) if d == n] for n in sorted(set(vd))}
         print(f"held-out {g!r}: " + ", ".join(f"{n} {sum(r)}/{len(r)}" for n, r in per.items()), flush=True)
-    export(model, args.out)
+    export(model.cpu(), args.out)
     print(f"wrote {args.out} ({args.out.stat().st_size // 1024} KB) in {time.time() - t0:.0f} s", flush=True)
 
 
@@ -672,7 +695,7 @@ def export(model, path: Path) -> None:  # type: ignore[no-untyped-def]
 
 
 def main() -> None:
-    global RESHAPE, SMALL  # the crops' recipe, read by scene() here and in the pool's (forked) workers
+    global RESHAPE, SMALL, WRITTEN, BLURRY  # the crops' recipe, read by scene() here and in the pool's (forked) workers
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--samples", type=int, default=150_000, help="synthetic training crops")
     ap.add_argument("--val", type=int, default=3000, help="synthetic crops in held-out fonts, to measure")
@@ -691,13 +714,19 @@ def main() -> None:
                          " models/labels.onnx was trained)")
     ap.add_argument("--small", type=float, default=SMALL,
                     help="share of labels 8-12%% of the cell high (models/labels.onnx: 0.12)")
+    ap.add_argument("--written", type=float, default=WRITTEN,
+                    help="share of cells with a big hand-written answer reaching up to the label (0: none)")
+    ap.add_argument("--blurry", type=float, default=BLURRY,
+                    help="share of crops blurred more than a person reads easily (0: none)")
+    ap.add_argument("--device", default="cpu",
+                    help="torch device to train on ('cuda' to try recipes fast; the shipped models: cpu)")
     ap.add_argument("--out", type=Path, default=ROOT / "models" / "labels-second.onnx",
                     help="the model file written (default: the second label model; models/README.md)")
     ap.add_argument("--preview", type=Path, help="write a sheet of synthetic crops here and stop")
     ap.add_argument("--preview-fonts", default="train", choices=("train", *HELDOUT),
                     help="the fonts of the preview: the training ones or a held-out group")
     args = ap.parse_args()
-    RESHAPE, SMALL = args.reshape, args.small
+    RESHAPE, SMALL, WRITTEN, BLURRY = args.reshape, args.small, args.written, args.blurry
     if args.preview:
         x, y, _ = synthetic(96, args.seed, args.preview_fonts, args.jobs)
         rows = [np.concatenate(list(x[i:i + 8]), axis=1) for i in range(0, 96, 8)]
