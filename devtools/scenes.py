@@ -251,6 +251,7 @@ class Draft:
     ext: str
     quality: int = 92
     notes: list[str] = field(default_factory=list)
+    label_frac: float = 1.0  # the smallest label drawn, a fraction of its cell (a photo keeps it legible)
 
 
 class Knobs:
@@ -489,7 +490,7 @@ def _app(rng: random.Random, theme: Theme, heldout: bool, k: Knobs, fill_mode: s
                      per=rng.choice([2, 3]) if landscape else None)
         notes.append(f"keypad={keypad}{'-1..9' if nine else ''}")
     ext = ".jpg" if rng.random() < 0.15 else ".png"  # a screenshot sent through a chat app is a JPEG
-    return Draft(np.asarray(img), [(puzzle, grid, fill)], [corners], ext, rng.randint(75, 95), notes)
+    return Draft(np.asarray(img), [(puzzle, grid, fill)], [corners], ext, rng.randint(75, 95), notes, st.label_frac)
 
 
 # ---------------------------------------------------------------- web
@@ -588,7 +589,7 @@ def _web(rng: random.Random, theme: Theme, heldout: bool, k: Knobs, fill_mode: s
         d.rounded_rectangle([W - 140 * u, H - ch * 0.75, W - 20 * u, H - ch * 0.25], radius=6 * u,
                             fill=(80, 160, 255))
         notes.append("cookies")
-    return Draft(np.asarray(img), [(puzzle, grid, fill)], [corners], ".png", 92, notes)
+    return Draft(np.asarray(img), [(puzzle, grid, fill)], [corners], ".png", 92, notes, st.label_frac)
 
 
 # ---------------------------------------------------------------- print
@@ -628,6 +629,7 @@ def _print_page(rng: random.Random, theme: Theme, heldout: bool, k: Knobs, fill_
     kinds = ["kenken"] * count + [rng.choice(["sudoku", "crossword"]) for _ in range(neighbours)]
     rng.shuffle(kinds)
     puzzles, corners, notes = [], [], [f"count={count}", f"neighbours={neighbours}"]
+    label_frac = 1.0
     tf = font(body, int(W * 0.018))
     for i, kind in enumerate(kinds):
         r, c = divmod(i, cols)
@@ -682,6 +684,7 @@ def _print_page(rng: random.Random, theme: Theme, heldout: bool, k: Knobs, fill_
         notes.append(f"frame={fk}")
         puzzles.append((puzzle, grid, fill))
         corners.append(cs)
+        label_frac = min(label_frac, st.label_frac)
     for i in range(len(kinds), rows * cols):  # an empty slot: text
         r, c = divmod(i, cols)
         parts.columns(d, (area[0] + c * sw, area[1] + r * sh + sh * 0.1, area[0] + (c + 1) * sw - W * 0.02,
@@ -689,7 +692,7 @@ def _print_page(rng: random.Random, theme: Theme, heldout: bool, k: Knobs, fill_
     last = area[1] + rows * sh  # text in the space left under the puzzles
     if last + W * 0.05 < area[3]:
         parts.columns(d, (mx, last, W - mx, area[3]), rng, body, W * 0.013, ink, theme.accent)
-    return Draft(np.asarray(img), puzzles, corners, ".jpg", 90, notes)
+    return Draft(np.asarray(img), puzzles, corners, ".jpg", 90, notes, label_frac)
 
 
 def _printed(draft: Draft, rng: random.Random, theme: Theme) -> Draft:
@@ -736,6 +739,13 @@ def _filled(rng: random.Random, theme: Theme, heldout: bool, k: Knobs) -> Draft:
     return draft
 
 
+# A person photographs a puzzle to read it: labels smaller than this (px, in the photo) are too far away to
+# read, so the camera comes closer (frames the puzzle alone).  The same floor as a screen's smallest label
+# at its source (_style: 8 px); without it the camera shrank a desktop's small labels to 6 px and blurred them.
+LEGIBLE_PX = 8.0
+FARTHEST = 0.65  # parts.camera fills 0.65..1 of the frame with a whole page or screen
+
+
 def _photo(rng: random.Random, theme: Theme, heldout: bool, k: Knobs) -> Draft:
     """A phone camera's picture of the page (maybe a crop of it: neighbours cut off) or of the screen."""
     screen = theme.kind != "print"
@@ -755,9 +765,19 @@ def _photo(rng: random.Random, theme: Theme, heldout: bool, k: Knobs) -> Draft:
     h, w = draft.picture.shape[:2]
     if (w > h) != (size[0] > size[1]) and rng.random() < 0.7:
         size = (size[1], size[0])
+    if "crop" not in draft.notes and _label_px(draft, size) < LEGIBLE_PX:  # too far to read: come closer
+        draft = _crop(draft, rng)
     a, corners = parts.camera(draft.picture, rng, draft.corners, screen, size, whole="crop" not in draft.notes)
-    draft.notes.append("screen-photo" if screen else "paper-photo")
+    seen = _label_px(replace(draft, picture=a, corners=corners), (a.shape[1], a.shape[0]), 1.0)
+    draft.notes += ["screen-photo" if screen else "paper-photo", f"label={seen:.0f}px"]
     return replace(draft, picture=a, corners=corners, ext=".jpg", quality=rng.randint(45, 92))
+
+
+def _label_px(draft: Draft, size: tuple[int, int], fill: float = FARTHEST) -> float:
+    """The smallest label's height in px in a photo of `size` that the picture fills `fill` of."""
+    h, w = draft.picture.shape[:2]
+    cells = [(_box(cs)[2] - _box(cs)[0]) / puzzle.size for cs, (puzzle, _, _) in zip(draft.corners, draft.puzzles)]
+    return draft.label_frac * min(cells, default=0.0) * min(size[0] / w, size[1] / h) * fill
 
 
 def _crop(draft: Draft, rng: random.Random) -> Draft:

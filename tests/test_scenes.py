@@ -10,6 +10,7 @@ from devtools.scenes import (
     FAMILIES,
     HELDOUT_LABEL_FONTS,
     HELDOUT_THEMES,
+    LEGIBLE_PX,
     TRAIN_LABEL_FONTS,
     TRAIN_THEMES,
     scene,
@@ -405,6 +406,16 @@ def test_labels_of_an_unseen_theme_neither_model_reads_alone_are_read_by_both():
     assert result is not None, page.outcomes[0].error
     assert any("read by both label models together" in note for note in result.notes)
     assert tuple(map(tuple, result.solution)) == tuple(map(tuple, sc.puzzles[0].solution))
+
+
+@pytest.mark.parametrize(("seed", "heldout"), [(2, False), (15, True), (21, True)])
+def test_a_photo_comes_close_enough_to_read_its_labels(seed, heldout):
+    """A person photographs a puzzle to read it: a desktop's small labels (8 px at the screen's
+    scale) that a camera framing the whole screen would shrink under LEGIBLE_PX (held out 15 and 21
+    to 6 px, then blurred: no person reads them) are framed closer, the puzzle alone."""
+    sc = scene("photo", seed, heldout=heldout)
+    seen = next(float(n[len("label="):-len("px")]) for n in sc.notes if n.startswith("label="))
+    assert "crop" in sc.notes and seen >= LEGIBLE_PX
 
 
 @pytest.mark.parametrize("seed", [61, 76])
