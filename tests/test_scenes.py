@@ -418,6 +418,14 @@ def test_a_photo_comes_close_enough_to_read_its_labels(seed, heldout):
     assert "crop" in sc.notes and seen >= LEGIBLE_PX
 
 
+def test_a_big_screenshots_faint_cell_lines_and_dashed_outlines_are_found_shrunk_less():
+    """filled held out 64 (candy theme, 2753 px tall): its cell lines are faint dashed hairlines and
+    its cages dashed outlines inside the cells, joined to no frame.  Shrunk to FIND_SIDE, the
+    hairlines fade and no lattice explains the rest (no grid found, exit 4); shrunk half as much,
+    they stay."""
+    solves_one(scene("filled", 64, heldout=True), size=9)
+
+
 @pytest.mark.parametrize("seed", [61, 76])
 def test_an_apps_board_spanning_the_screen_edge_to_edge_is_solved(seed):
     """app train 61 (its frame 2 px in from the sides, lines ending at the frame) and 76 (its frame

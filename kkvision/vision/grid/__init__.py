@@ -34,6 +34,10 @@ NO_GRID = (f"no puzzle grid found: no square frame with evenly spaced lines for 
            " cells (crop closer, or photograph the grid straight on)")
 
 FIND_SIDE = 1000  # candidates are looked for with the picture's longer side at most this
+FINE_SIDE = 2 * FIND_SIDE  # ... and, when no look found a whole grid, at most this: a phone's screenshot (2400-2800
+                           # px tall) shrunk to FIND_SIDE loses its one-pixel faint cell lines, and cages drawn as
+                           # dashed outlines inside the cells are no border joined to the frame
+FINE_FROM = 1.5  # ... a picture that much bigger than FIND_SIDE (less shrunk, its lines are kept)
 JUDGE_SIDE = 450  # candidates are judged warped to a square this big
 JUDGE_PAD = 0.08  # ... with this fraction of the picture around it (a bowed frame bulges out of its quad)
 CUT = 0.01  # a frame side this close to the picture's edge may have been cropped off
@@ -71,9 +75,9 @@ def to_gray(image: np.ndarray) -> np.ndarray:
 ink_mask = ink
 
 
-def _shrunk(gray: np.ndarray) -> tuple[np.ndarray, float]:
-    """The picture with its longer side at most FIND_SIDE, and the scale used."""
-    scale = min(1.0, FIND_SIDE / max(gray.shape[:2]))
+def _shrunk(gray: np.ndarray, side: int = FIND_SIDE) -> tuple[np.ndarray, float]:
+    """The picture with its longer side at most `side`, and the scale used."""
+    scale = min(1.0, side / max(gray.shape[:2]))
     small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else gray
     return small, scale
 
@@ -250,7 +254,9 @@ def searches(image: np.ndarray) -> Iterator[list[tuple[GridGeometry, np.ndarray]
     LOW_CONTRAST), both again with the contrast stretched, since ink is told
     from paper by a fixed step in grey (lattice.ink); and when none of those
     found a whole grid, both turned face on (rectify.face_on: a grid
-    photographed askew whose frame runs into its surroundings).  find_grids takes the
+    photographed askew whose frame runs into its surroundings); and last, for
+    a big picture, both shrunk less (FINE_SIDE: a phone screenshot's hairline
+    cell lines fade when it is shrunk to FIND_SIDE).  find_grids takes the
     first that finds any; a page reader goes on to the next when those it
     found are no KenKen (a dark site's sudoku ads, dark on light, beside its
     light-on-dark KenKen).  A grid found once is not found again: a later
@@ -299,6 +305,9 @@ def searches(image: np.ndarray) -> Iterator[list[tuple[GridGeometry, np.ndarray]
         turned = _face_on(look)      # surroundings, is found with the picture turned face on
         if turned is not None:
             yield apart(_grids(gray, *turned))
+    if max(gray.shape[:2]) > FINE_FROM * FIND_SIDE:  # a big screenshot's hairlines, faded when it is shrunk
+        for look in (base, 255 - base):
+            yield apart(_grids(gray, look, side=FINE_SIDE))
     yield partial
 
 
@@ -336,13 +345,16 @@ def _quad(geom: GridGeometry) -> np.ndarray:
 
 def tried_frames(image: np.ndarray) -> list[np.ndarray]:
     """The frames find_grids judges (the largest MAX_JUDGED candidates, of the
-    picture and of its negative, as they are and turned face on), as quads in
+    picture and of its negative, as they are, shrunk less and turned face on), as quads in
     the picture's pixels: what a failed search looked at, for the debug picture."""
     gray = to_gray(image)
     out = []
     for look in (gray, 255 - gray):
         small, scale, quads = _page_candidates(look)
         out += [(q + 0.5) / scale - 0.5 for q in quads[:MAX_JUDGED]]
+        if max(gray.shape[:2]) > FINE_FROM * FIND_SIDE:
+            small, scale, quads = _page_candidates(look, side=FINE_SIDE)
+            out += [(q + 0.5) / scale - 0.5 for q in quads[:MAX_JUDGED]]
         turned = _face_on(look)
         if turned is not None:
             small, scale, quads = _page_candidates(turned[0], loose=True)
@@ -350,10 +362,11 @@ def tried_frames(image: np.ndarray) -> list[np.ndarray]:
     return out
 
 
-def _page_candidates(look: np.ndarray, loose: bool = False) -> tuple[np.ndarray, float, list[np.ndarray]]:
-    """`look` shrunk, its scale, and the frame candidates of a page in it, largest first
-    (`loose`: a picture turned face on, candidates.frame_candidates)."""
-    small, scale = _shrunk(look)
+def _page_candidates(look: np.ndarray, loose: bool = False, side: int = FIND_SIDE
+                     ) -> tuple[np.ndarray, float, list[np.ndarray]]:
+    """`look` shrunk (its longer side at most `side`), its scale, and the frame candidates of a page in
+    it, largest first (`loose`: a picture turned face on, candidates.frame_candidates)."""
+    small, scale = _shrunk(look, side)
     return small, scale, sorted(frame_candidates(_mask(small), page=True, loose=loose), key=cv2.contourArea,
                                 reverse=True)
 
@@ -363,12 +376,13 @@ def _mask(small: np.ndarray) -> np.ndarray:
     return cv2.morphologyEx(ink(small), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
 
 
-def _grids(gray: np.ndarray, look: np.ndarray, back: np.ndarray | None = None
+def _grids(gray: np.ndarray, look: np.ndarray, back: np.ndarray | None = None, side: int = FIND_SIDE
            ) -> tuple[list[tuple[GridGeometry, np.ndarray]], bool]:
     """find_grids with the candidates looked for in `look` (the picture, or its negative, or
-    either turned face on: then `back` is the homography from its pixels to the picture's),
-    and whether they are whole grids (not one grid cut by the edge or a block of a bigger one)."""
-    small, scale, candidates = _page_candidates(look, loose=back is not None)
+    either turned face on: then `back` is the homography from its pixels to the picture's)
+    shrunk to `side`, and whether they are whole grids (not one grid cut by the edge or a block
+    of a bigger one)."""
+    small, scale, candidates = _page_candidates(look, loose=back is not None, side=side)
     found: list[tuple[np.ndarray, Verdict]] = []
     # grids cut by the edge, blocks of bigger grids, with their cell's side: nothing in them with cells of
     # that side or finer is a grid; one of clearly bigger cells is (a wrong frame about a grid, e.g. one
