@@ -300,18 +300,8 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
                                       turned))
                     except KkvisionError:
                         tried.append((k, turned))
-                if not found and tried:  # the way round whose labels read best, by the second label model
-                    k, turned = max(tried, key=lambda kt: _clued(kt[1]))
-                    if _clued(turned) >= _clued(trace) + TURN_CLUED:
-                        second = Trace()
-                        try:
-                            reading = _read_once(geom.turned(k), np.rot90(square, k).copy(), name, opts, second,
-                                                 second_model=True, drawn=turned.drawn)
-                        except KkvisionError:
-                            pass
-                        else:
-                            found = [(k, replace(reading, notes=("the labels were read by the second label model",)
-                                                 + reading.notes), second)]
+                if not found and tried:  # the way round whose labels read best, read again as upright is
+                    found = _turned_again(geom, square, name, opts, trace, tries, tried)
                 if len(found) != 1:
                     raise upright from None
                 k, reading, turned = found[0]
@@ -324,6 +314,50 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
             from .debug import write_stages
 
             write_stages(opts.debug_dir, image, trace)
+
+
+def _turned_again(geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOptions, upright: Trace,
+                  upright_tries: list[Trace], tried: list[tuple[int, Trace]]) -> list[tuple[int, Reading, Trace]]:
+    """No way round read as a puzzle by the first label model: the way round whose labels it read as
+    clues for the most cages, when TURN_CLUED more than upright, is read again as an upright grid is
+    (UPRIGHT_RETRIES: the second model, then both together, then both from moved crops); else the way
+    round whose labels the second model reads as clues for the most cages, when TURN_CLUED more than it
+    did upright (a theme's labels the first model hardly reads either way round), likewise.  [] when none."""
+    def again(k: int, tries: list[Trace], retries: tuple[tuple[bool | str, str], ...]
+              ) -> list[tuple[int, Reading, Trace]]:
+        for model, note in retries:
+            if model in (BOTH, MOVED) and max(map(_clued, tries)) < BOTH_CLUED:
+                continue
+            second = Trace()
+            tries.append(second)
+            try:
+                reading = _read_once(geom.turned(k), np.rot90(square, k).copy(), name, opts, second,
+                                     second_model=model, drawn=tries[0].drawn)
+            except KkvisionError:
+                continue
+            return [(k, replace(reading, notes=(note,) + reading.notes), second)]
+        return []
+
+    k, turned = max(tried, key=lambda kt: _clued(kt[1]))
+    if _clued(turned) >= _clued(upright) + TURN_CLUED:
+        return again(k, [turned], UPRIGHT_RETRIES)
+    if len(upright_tries) < 2:  # the second model did not read it upright
+        return []
+    seconds: list[tuple[int, Trace, Trace, Reading | None]] = []
+    for k, turned in tried:
+        second = Trace()
+        try:
+            reading: Reading | None = _read_once(geom.turned(k), np.rot90(square, k).copy(), name, opts, second,
+                                                 second_model=True, drawn=turned.drawn)
+        except KkvisionError:
+            reading = None
+        seconds.append((k, turned, second, reading))
+    k, turned, second, reading = max(seconds, key=lambda kt: _clued(kt[2]))
+    if _clued(second) < _clued(upright_tries[1]) + TURN_CLUED:
+        return []
+    if reading is not None:
+        return [(k, replace(reading, notes=(UPRIGHT_RETRIES[0][1],) + reading.notes), second)]
+    return again(k, [turned, second], UPRIGHT_RETRIES[1:])
 
 
 def _clued(trace: Trace) -> float:
