@@ -280,18 +280,12 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
                 return _read_once(geom, square, name, opts, trace)
             except TURN_WHEN as upright:
                 tries = [trace]
-                for model, note in UPRIGHT_RETRIES:
-                    if model in (BOTH, MOVED) and max(map(_clued, tries)) < BOTH_CLUED:
-                        continue  # neither model read the labels as clues: a grid on its side, for the turns
-                    second = Trace()
-                    tries.append(second)
-                    try:
-                        reading = _read_once(geom, square, name, opts, second, second_model=model, drawn=trace.drawn)
-                    except KkvisionError:
-                        continue
+                retried = _retried(geom, square, name, opts, tries, UPRIGHT_RETRIES, trace.drawn)
+                if retried is not None:
+                    reading, second = retried
                     trace.__dict__.update(second.__dict__)
-                    log.info("%s: %s", name, note)
-                    return replace(reading, notes=(note,) + reading.notes)
+                    log.info("%s: %s", name, reading.notes[0])
+                    return reading
                 found, tried = [], []
                 for k in TURNS:
                     turned = Trace()
@@ -316,6 +310,25 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
             write_stages(opts.debug_dir, image, trace)
 
 
+def _retried(geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOptions, tries: list[Trace],
+             retries: tuple[tuple[bool | str, str], ...], drawn: CageLayout | None) -> tuple[Reading, Trace] | None:
+    """The grid read again by each of `retries` (a label model and the note an answer it gives carries) in
+    turn, the first that reads it as a puzzle, with its note and trace; None when none does.  Each try's
+    trace is added to `tries`; both models together (BOTH, MOVED) only when one try so far read at least
+    BOTH_CLUED of the cages' labels as clues (neither did: a grid on its side, for the turns)."""
+    for model, note in retries:
+        if model in (BOTH, MOVED) and max(map(_clued, tries)) < BOTH_CLUED:
+            continue
+        second = Trace()
+        tries.append(second)
+        try:
+            reading = _read_once(geom, square, name, opts, second, second_model=model, drawn=drawn)
+        except KkvisionError:
+            continue
+        return replace(reading, notes=(note,) + reading.notes), second
+    return None
+
+
 def _turned_again(geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOptions, upright: Trace,
                   upright_tries: list[Trace], tried: list[tuple[int, Trace]]) -> list[tuple[int, Reading, Trace]]:
     """No way round read as a puzzle by the first label model: the way round whose labels it read as
@@ -325,18 +338,8 @@ def _turned_again(geom: GridGeometry, square: np.ndarray, name: str, opts: Visio
     did upright (a theme's labels the first model hardly reads either way round), likewise.  [] when none."""
     def again(k: int, tries: list[Trace], retries: tuple[tuple[bool | str, str], ...]
               ) -> list[tuple[int, Reading, Trace]]:
-        for model, note in retries:
-            if model in (BOTH, MOVED) and max(map(_clued, tries)) < BOTH_CLUED:
-                continue
-            second = Trace()
-            tries.append(second)
-            try:
-                reading = _read_once(geom.turned(k), np.rot90(square, k).copy(), name, opts, second,
-                                     second_model=model, drawn=tries[0].drawn)
-            except KkvisionError:
-                continue
-            return [(k, replace(reading, notes=(note,) + reading.notes), second)]
-        return []
+        retried = _retried(geom.turned(k), np.rot90(square, k).copy(), name, opts, tries, retries, tries[0].drawn)
+        return [] if retried is None else [(k, *retried)]
 
     k, turned = max(tried, key=lambda kt: _clued(kt[1]))
     if _clued(turned) >= _clued(upright) + TURN_CLUED:

@@ -82,6 +82,11 @@ def _shrunk(gray: np.ndarray, side: int = FIND_SIDE) -> tuple[np.ndarray, float]
     return small, scale
 
 
+def _big(gray: np.ndarray) -> bool:
+    """Is the picture big enough to be looked at again shrunk only to FINE_SIDE (FINE_FROM)?"""
+    return max(gray.shape[:2]) > FINE_FROM * FIND_SIDE
+
+
 def _cut(shape: tuple[int, ...], quad: np.ndarray) -> tuple[bool, bool, bool, bool]:
     """Top, bottom, left, right of the quad lie on the picture's edge."""
     h, w = shape[:2]
@@ -305,7 +310,7 @@ def searches(image: np.ndarray) -> Iterator[list[tuple[GridGeometry, np.ndarray]
         turned = _face_on(look)      # surroundings, is found with the picture turned face on
         if turned is not None:
             yield apart(_grids(gray, *turned))
-    if max(gray.shape[:2]) > FINE_FROM * FIND_SIDE:  # a big screenshot's hairlines, faded when it is shrunk
+    if _big(gray):  # a big screenshot's hairlines, faded when it is shrunk
         for look in (base, 255 - base):
             yield apart(_grids(gray, look, side=FINE_SIDE))
     yield partial
@@ -352,7 +357,7 @@ def tried_frames(image: np.ndarray) -> list[np.ndarray]:
     for look in (gray, 255 - gray):
         small, scale, quads = _page_candidates(look)
         out += [(q + 0.5) / scale - 0.5 for q in quads[:MAX_JUDGED]]
-        if max(gray.shape[:2]) > FINE_FROM * FIND_SIDE:
+        if _big(gray):
             small, scale, quads = _page_candidates(look, side=FINE_SIDE)
             out += [(q + 0.5) / scale - 0.5 for q in quads[:MAX_JUDGED]]
         turned = _face_on(look)
