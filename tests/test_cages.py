@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from devtools.generate import random_puzzle
 from devtools.synth import TRAIN_FONTS, available, random_look, render, render_flat
-from kkvision.vision.cages import _split, _splits, darkness, find_cages, percentile
+from kkvision.vision.cages import _split, _splits, darkness, find_cages, grey_percentile, grey_percentiles, percentile
 from kkvision.vision.grid import find_grid
 
 FONTS = available(TRAIN_FONTS)
@@ -137,6 +137,17 @@ def test_cages_outlined_inside_their_cells_are_found(border, colours, n):
 def test_percentile_is_numpys_to_the_last_bit(values, q, single):
     v = np.asarray(values, np.float32 if single else np.float64)
     assert percentile(v, q) == float(np.percentile(v, q))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 255), min_size=1, max_size=400), st.integers(1, 3),
+       st.sampled_from([0.0, 0.5, 1.0, 25.0, 50.0, 75.0, 90.0, 99.5, 100.0]))
+def test_grey_percentiles_from_histograms_are_numpys_to_the_last_bit(values, rows, q):
+    grey = np.asarray(values * rows, np.uint8).reshape(rows, -1)
+    assert grey_percentile(grey, q) == float(np.percentile(grey, q))
+    expect = np.percentile(grey.astype(np.float32), q, axis=1)  # labels.normalise_all's numbers, per crop
+    got = grey_percentiles(grey, q)
+    assert got.dtype == expect.dtype and np.array_equal(got, expect)
 
 
 def test_hairlines_some_of_which_the_screen_dropped_give_a_second_split():

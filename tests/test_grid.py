@@ -16,6 +16,7 @@ from kkvision.vision.cages import find_cages
 from kkvision.vision.grid import SIDE, GridGeometry, find_grid, find_grids
 from kkvision.vision.grid.lattice import ink
 from kkvision.vision.grid.rectify import face_on
+from kkvision.vision.stages import MESH
 
 FONTS = available(TRAIN_FONTS)
 REAL = Path(__file__).resolve().parents[2] / "shared" / "real-dev"
@@ -65,6 +66,32 @@ def test_flat_geometry_maps_like_its_homography():
     square = g.straighten(picture)
     y, x = np.unravel_index(np.argmax(cv2.GaussianBlur(square, (0, 0), 3)), square.shape)
     assert abs(x - 450) < 4 and abs(y - 300) < 4
+
+
+def test_a_curved_geometrys_maps_interpolate_its_mesh_between_nodes():
+    mesh = np.stack(np.meshgrid(np.linspace(0, 1200, MESH + 1), np.linspace(0, 1200, MESH + 1)), axis=-1)
+    mesh += np.random.default_rng(2).normal(0, 3, mesh.shape)  # a page's bend
+    g = GridGeometry(6, ((0, 0),) * 4, tuple(k * SIDE / 6 for k in range(7)), tuple(k * SIDE / 6 for k in range(7)),
+                     mesh=mesh)
+    mx, my = g.maps()
+    assert mx.shape == my.shape == (SIDE, SIDE) and mx.dtype == np.float32 and mx.flags.c_contiguous
+    pts = np.array([[0, 0], [17, 3], [450, 899], [899, 311], [123, 456]])
+    expect = g.to_image(pts.astype(float))
+    got = np.stack([mx[pts[:, 1], pts[:, 0]], my[pts[:, 1], pts[:, 0]]], axis=-1)
+    assert np.abs(got - expect).max() < 1e-3
+
+
+def test_the_tracers_profiles_are_each_strips_median_over_its_pieces():
+    import importlib
+
+    tracer = importlib.import_module("kkvision.vision.grid.trace")  # the module, not its trace()
+    inv = np.random.default_rng(4).integers(0, 256, (SIDE + 2 * 60, SIDE + 2 * 60), np.uint8)
+    summed = cv2.integral(inv, sdepth=cv2.CV_32S)
+    strips, edges = 12, np.linspace(60, 60 + SIDE, 12 * tracer.PIECES + 1).astype(int)
+    for across, picture in ((False, inv), (True, inv.T)):
+        means = np.stack([picture[:, a:b].astype(np.float64).mean(axis=1) for a, b in zip(edges[:-1], edges[1:])], 1)
+        expect = np.median(means.reshape(len(picture), strips, tracer.PIECES), axis=2).T
+        assert np.allclose(tracer._profiles(summed, 60, strips, across=across), expect, rtol=0, atol=1e-9)
 
 
 # --- finding ------------------------------------------------------------------

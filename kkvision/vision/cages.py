@@ -92,6 +92,45 @@ def _width_of(runs: np.ndarray | None, solid: bool = False) -> float:
     return percentile(runs, ALONG_SHARE)
 
 
+def grey_percentile(grey: np.ndarray, q: float) -> float:
+    """percentile's number for whole grey levels (uint8) from their histogram: a picture's in well
+    under a millisecond, where np.percentile sorts it in part (~7 ms for 2 MP)."""
+    if grey.dtype != np.uint8:
+        return percentile(grey, q)
+    if grey.size < 1 << 24:  # OpenCV counts in float32: exact below 2**24
+        counts = cv2.calcHist([np.ascontiguousarray(grey)], [0], None, [256], [0, 256]).ravel().astype(np.int64)
+    else:
+        counts = np.bincount(grey.ravel(), minlength=256)
+    upto = np.cumsum(counts)  # upto[v]: how many are at most v
+    n = int(upto[-1])
+    virtual = (n - 1) * (q / 100)
+    below = min(max(int(np.floor(virtual)), 0), n - 1)
+    a = int(np.searchsorted(upto, below, side="right"))  # the value ranked `below` (from 0) in sorted order
+    if virtual >= n - 1 or virtual < 0:
+        return float(a)
+    b = int(np.searchsorted(upto, below + 1, side="right"))
+    t = virtual - below
+    diff = b - a
+    return float(b - diff * (1 - t) if t >= 0.5 else a + diff * t)
+
+
+def grey_percentiles(rows: np.ndarray, q: float) -> np.ndarray:
+    """np.percentile(rows.astype(np.float32), q, axis=1), the same float32 numbers, for (N, M) whole grey
+    levels (uint8), from each row's histogram (a label crop per row: ~5x quicker than sorting them in part)."""
+    n, m = rows.shape
+    counts = np.bincount((rows + (np.arange(n) * 256)[:, None]).ravel(), minlength=256 * n).reshape(n, 256)
+    upto = np.cumsum(counts, axis=1)
+    virtual = (m - 1) * (q / 100)
+    below = int(np.floor(virtual))
+    a = (upto > below).argmax(axis=1).astype(np.float32)  # each row's value ranked `below` (from 0)
+    if virtual >= m - 1:
+        return a
+    b = (upto > below + 1).argmax(axis=1).astype(np.float32)
+    t = virtual - below
+    diff = b - a
+    return b - diff * np.float32(1 - t) if t >= 0.5 else a + diff * np.float32(t)
+
+
 def percentile(values: np.ndarray, q: float) -> float:
     """float(np.percentile(values, q)) of a 1-d array of finite numbers, the same number to the last
     bit (numpy's linear method, its arithmetic step by step), without its overhead (~0.1 ms a call)."""

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..vocab import ARITHMETIC
 from . import nets
-from .cages import percentile
+from .cages import grey_percentile, grey_percentiles
 from .stages import LabelReading
 
 ALPHABET = "0123456789" + ARITHMETIC  # class k+1 is ALPHABET[k]; class 0 is the CTC blank (the model's order)
@@ -135,9 +135,12 @@ def normalise(crop: np.ndarray) -> np.ndarray:
 def normalise_all(crops: np.ndarray) -> np.ndarray:
     """normalise of each of (N, h, w) grey crops, in one pass (the same numbers as one by one)."""
     c = crops.astype(np.float32)
-    flat = c.reshape(len(c), -1)
-    # one percentile per call, as normalise takes them: a list of percentiles would be computed in float64
-    paper, ink = np.percentile(flat, 75, axis=1).astype(np.float64), np.percentile(flat, 1, axis=1).astype(np.float64)
+    if crops.dtype == np.uint8 and crops.size:  # whole grey levels: from histograms, the same numbers
+        grey = crops.reshape(len(crops), -1)
+        paper, ink = grey_percentiles(grey, 75).astype(np.float64), grey_percentiles(grey, 1).astype(np.float64)
+    else:  # one percentile per call, as normalise takes them: a list of percentiles would be computed in float64
+        flat = c.reshape(len(c), -1)
+        paper, ink = np.percentile(flat, 75, axis=1).astype(np.float64), np.percentile(flat, 1, axis=1).astype(np.float64)
     span = np.maximum(paper - ink, MIN_CONTRAST * 255.0)
     # as normalise's Python floats meet a float32 crop: each taken as float32
     paper32, span32 = paper.astype(np.float32)[:, None, None], span.astype(np.float32)[:, None, None]
@@ -227,7 +230,7 @@ def _ink_contrast(gray: np.ndarray, cell_box: tuple[float, float, float, float])
                   max(0, int(x0 + FAINT_IN * w)):max(0, int(x1 - FAINT_IN * w))]
     if region.shape[0] < 2 or region.shape[1] < 2:
         return 0.0
-    return percentile(region, 75) - float(cv2.blur(region, (2, 2)).min())  # cages.percentile: np's number, quicker
+    return grey_percentile(region, 75) - float(cv2.blur(region, (2, 2)).min())  # np.percentile's number, quicker
 
 
 def mixture(*readings: list[LabelReading]) -> list[LabelReading]:

@@ -185,9 +185,9 @@ class GridGeometry:
         for axis in (0, 1):  # x, then y: each a contiguous map made in place (a quarter of the time of both at once)
             m = np.ascontiguousarray(self.mesh[..., axis], np.float32)
             rows = m[k] * before[:, None] + m[k + 1] * after[:, None]  # (SIDE, nodes+1): along y
-            full = rows[:, k]  # (SIDE, SIDE): along x
+            full = np.take(rows, k, axis=1)  # (SIDE, SIDE): along x (C-ordered, as cv2.remap takes it)
             full *= before
-            right = rows[:, k + 1]
+            right = np.take(rows, k + 1, axis=1)
             right *= after
             full += right
             out.append(full)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from ..cages import grey_percentile
 from ..stages import MESH, SHRINK_TO, SIDE
 
 STRIPS_PER_CELL = 2  # strips along each line, per cell
@@ -249,16 +250,22 @@ def _finds(profiles: np.ndarray, lines: np.ndarray, half: float, cell: float
     return np.asarray(ks), np.asarray(ss), np.asarray(pos, float), np.asarray(strength, float)
 
 
-def _profiles(inv: np.ndarray, margin: int, strips: int) -> np.ndarray:
+def _profiles(summed: np.ndarray, margin: int, strips: int, across: bool = False) -> np.ndarray:
     """(strips, rows): per row, the median darkness over the pieces of each
-    strip of the square (a line darkens the whole strip, a label only part)."""
+    strip of the square (a line darkens the whole strip, a label only part);
+    `across`: per column, over the pieces of each strip of rows.  summed: the
+    darkness's integral image (cv2.integral of whole grey levels: exact sums)."""
     blocks = strips * PIECES
-    edges = np.linspace(margin, margin + SIDE, blocks + 1)
-    cs = np.zeros((inv.shape[0], inv.shape[1] + 1), np.float64)
-    np.cumsum(inv, axis=1, out=cs[:, 1:])
-    a, b = edges[:-1].astype(int), edges[1:].astype(int)
-    means = (cs[:, b] - cs[:, a]) / (b - a)
-    return np.median(means.reshape(inv.shape[0], strips, PIECES), axis=2).T
+    edges = np.linspace(margin, margin + SIDE, blocks + 1).astype(int)
+    if across:
+        summed = summed.T
+    cols = summed[:, edges]  # (rows + 1, blocks + 1): each row's sums up to each edge
+    sums = np.diff(np.diff(cols, axis=0), axis=1)  # (rows, blocks): each row's sum over each piece
+    means = sums / np.diff(edges)
+    pieces = np.sort(means.reshape(sums.shape[0], strips, PIECES), axis=2)
+    middle = PIECES // 2  # np.median's number: the middle one, or the mean of the middle two
+    median = pieces[..., middle] if PIECES % 2 else (pieces[..., middle - 1] + pieces[..., middle]) / 2
+    return median.T
 
 
 def _shifts(inv: np.ndarray, margin: int, n: int) -> tuple[Shift, Shift]:
@@ -268,7 +275,8 @@ def _shifts(inv: np.ndarray, margin: int, n: int) -> tuple[Shift, Shift]:
     centres = (np.arange(strips) + 0.5) * SIDE / strips
     nominal = np.arange(n + 1) * cell
     shifts = [Shift(n), Shift(n)]
-    profs = [_profiles(inv, margin, strips), _profiles(inv.T, margin, strips)]
+    summed = cv2.integral(inv, sdepth=cv2.CV_32S)
+    profs = [_profiles(summed, margin, strips), _profiles(summed, margin, strips, across=True)]
     uu, vv = np.meshgrid(centres, nominal)
     for half in WINDOWS:
         for axis in (0, 1):  # 0: horizontal lines, displacement in y
@@ -311,10 +319,10 @@ def trace(gray: np.ndarray, quad: np.ndarray, n: int) -> np.ndarray:
     dst = np.asarray([[0, 0], [SIDE, 0], [SIDE, SIDE], [0, SIDE]], np.float32) + margin
     H = cv2.getPerspectiveTransform(local.astype(np.float32), dst)
     # beyond the picture's edge is paper: a dark band along the edge must not grow into a wide "line"
-    paper = float(np.percentile(crop, 90))
+    paper = grey_percentile(crop, 90)
     canvas = cv2.warpPerspective(crop, H, (SIDE + 2 * margin, SIDE + 2 * margin), flags=cv2.INTER_LINEAR,
                                  borderMode=cv2.BORDER_CONSTANT, borderValue=paper)
-    inv = 255.0 - cv2.GaussianBlur(canvas, (0, 0), max(1.0, SIDE / 900)).astype(np.float64)
+    inv = 255 - cv2.GaussianBlur(canvas, (0, 0), max(1.0, SIDE / 900))  # darkness, whole grey levels
     dy, dx = _shifts(inv, margin, n)
     g = np.linspace(0, SIDE, MESH + 1)
     uu, vv = np.meshgrid(g, g)  # straightened square points, rows = v
