@@ -24,7 +24,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from .errors import OutputError, OutputExists
 from .puzzle import Grid
-from .vision.cages import percentile
+from .vision.cages import grey_percentile, percentile
 from .vision.stages import SIDE, GridGeometry, LabelDecision
 from .vocab import Cell, label_display
 
@@ -208,6 +208,11 @@ def _draw_one(out: np.ndarray, drawing: Drawing) -> None:
     corners = np.asarray([[[ix0, iy0], [ix1, iy0], [ix1, iy1], [ix0, iy1]] for ix0, iy0, ix1, iy1 in bounds],
                          np.float64)
     in_picture = geom.to_image(corners)  # every cell's corners at once (each point maps on its own)
+    # the grid's grey levels, taken once before any cell is drawn (a cell's box reaches its neighbours'
+    # lines only, where nothing is drawn): each cell's paper is the brighter quarter of its box's
+    gx0, gy0 = (max(0, int(v) - 1) for v in in_picture.reshape(-1, 2).min(axis=0))
+    gx1, gy1 = (min(lim, int(v) + 2) for v, lim in zip(in_picture.reshape(-1, 2).max(axis=0), (w, h)))
+    greys = cv2.cvtColor(out[gy0:max(gy0, gy1), gx0:max(gx0, gx1)], cv2.COLOR_BGR2GRAY)
     for (ix0, iy0, ix1, iy1), src, dst in zip(bounds, corners, in_picture):
         piece = layer[max(0, iy0):iy1, max(0, ix0):ix1]
         if not piece[..., 3].any():
@@ -228,13 +233,13 @@ def _draw_one(out: np.ndarray, drawing: Drawing) -> None:
         alpha = inked[:, 3].astype(np.float32)[:, None] / 255.0
         roi = out[y0:y1, x0:x1]
         if not geom.light_on_dark:
-            grey = _grey(roi)
-            paper = percentile(grey, 75)  # np.percentile's number, quicker
+            grey = greys[y0 - gy0:y1 - gy0, x0 - gx0:x1 - gx0]
+            paper = grey_percentile(grey, 75)
             place = clear[max(0, iy0):iy1, max(0, ix0):ix1]
             if place.any() and _paper_under(roi, cv2.warpPerspective(place, H, (x1 - x0, y1 - y0)), grey, paper,
                                             (float(dst[:, 0].min() - x0), float(dst[:, 1].min() - y0),
                                              float(np.ptp(dst[:, 0])), float(np.ptp(dst[:, 1])))):
-                paper = percentile(_grey(roi), 75)  # the notes laid over: the paper as it now is
+                paper = grey_percentile(cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY), 75)  # the notes laid over: as it now is
             inked = _contrasted(inked, paper)
         roi[ys, xs] = (roi[ys, xs] * (1 - alpha) + inked[:, 2::-1] * alpha).astype(np.uint8)  # RGBA -> BGR
 
