@@ -15,6 +15,7 @@ answer is a Refusal holding the error and what had been read by then.
 from __future__ import annotations
 
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import fields, replace
 
 import cv2
@@ -377,9 +378,16 @@ def _read_once(geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOp
     together when it is readers.BOTH, from moved crops too when readers.MOVED), the reading and its answer."""
     trace.geometry, trace.square = geom, square
     labels = reader(opts.ocr, second_model)
-    layout = drawn if drawn is not None else find_cages(square, geom)[0]
+    if drawn is None:  # the labels read (the network's pass frees the interpreter) while the cages are found
+        with ThreadPoolExecutor(1, thread_name_prefix="kkvision-labels") as beside:
+            reading = beside.submit(read_cells, square, geom, labels)
+            try:
+                layout = find_cages(square, geom)[0]
+            finally:
+                cells = reading.result()  # waited for also when the cages failed: no thread is left behind
+    else:
+        layout, cells = drawn, read_cells(square, geom, labels)
     trace.drawn = layout
-    cells = read_cells(square, geom, labels)
     layout = agree_with_labels(layout, cells)
     trace.layout = layout
     log.info("%s: %d cages", name, len(layout.cages))
