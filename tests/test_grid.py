@@ -94,6 +94,30 @@ def test_the_tracers_profiles_are_each_strips_median_over_its_pieces():
         assert np.allclose(tracer._profiles(summed, 60, strips, across=across), expect, rtol=0, atol=1e-9)
 
 
+def test_the_judges_pieces_are_each_strips_bands_of_runs():
+    from kkvision.vision.grid.lattice import _pieces
+
+    rng = np.random.default_rng(6)
+    counts = rng.integers(0, 12, (300, 8)).astype(float)
+    counts[40:43, 2] = 50  # a run 3 rows deep
+    counts[100:140, 5] = 50  # a blob 40 rows deep: left out
+    starts, ends = rng.random((300, 8)) < 0.3, rng.random((300, 8)) < 0.3
+    run = 9
+    expect = []
+    for p in range(8):  # strip by strip, top down: each band of rows at least `run`, under `run` rows deep
+        rows = np.flatnonzero(counts[:, p] >= run)
+        for band in np.split(rows, np.flatnonzero(np.diff(rows) > 1) + 1) if rows.size else []:
+            a, b = band[0], band[-1]
+            if b - a + 1 >= run:
+                continue
+            w = counts[a:b + 1, p]
+            expect.append(((np.arange(a, b + 1) * w).sum() / w.sum(), w.max(), p, starts[a:b + 1, p].any(),
+                           ends[a:b + 1, p].any()))
+    got = _pieces(counts, starts, ends, run)
+    assert len(expect) > 10 and not any(e[2] == 5 and 100 <= e[0] < 140 for e in expect)
+    assert np.array_equal(got, np.asarray(expect, float))
+
+
 # --- finding ------------------------------------------------------------------
 
 @pytest.mark.parametrize("factor", [0.3, 0.5, 1, 2, 3])

@@ -88,18 +88,42 @@ def segments(mask: np.ndarray, bridge: int = 0) -> tuple[np.ndarray, np.ndarray]
         cs = np.zeros((side, side + 1), np.int32)
         np.cumsum(m, axis=1, out=cs[:, 1:])
         counts = (cs[:, edges[1:]] - cs[:, edges[:-1]]).astype(float)  # (rows, pieces)
-        found = []
-        for p in range(PIECES):
-            col = counts[:, p]
-            for a, b in _groups(col >= run):
-                if b - a + 1 >= run:  # a blob, not a run
-                    continue
-                w = col[a:b + 1]
-                ends = (bool(m[a:b + 1, edges[p]:edges[p] + touch].any()),
-                        bool(m[a:b + 1, edges[p + 1] - touch:edges[p + 1]].any()))
-                found.append((float((np.arange(a, b + 1) * w).sum() / w.sum()), float(w.max()), p, *ends))
-        out.append(_runs(np.asarray(found, float).reshape(-1, 5), RUN_TOL * side))
+        # per row and piece: ink within `touch` of the piece's start, of its end
+        starts = cs[:, np.minimum(edges[:-1] + touch, side)] > cs[:, edges[:-1]]
+        ends = cs[:, edges[1:]] > cs[:, np.maximum(edges[1:] - touch, 0)]
+        out.append(_runs(_pieces(counts, starts, ends, run), RUN_TOL * side))
     return out[0], out[1]
+
+
+def _pieces(counts: np.ndarray, starts: np.ndarray, ends: np.ndarray, run: int) -> np.ndarray:
+    """segments' pieces (position, length, strip, touches its start, its end), strip by strip, top down:
+    each band of consecutive rows whose count in a strip (counts: rows x strips) is at least `run`,
+    fewer than `run` rows deep (deeper: a blob, not a run); its position the rows' mean weighted
+    by count, its length their largest count.  Counts are whole numbers: every sum is exact."""
+    rows, strips = counts.shape
+    flags = np.zeros((rows + 2, strips), np.int8)
+    flags[1:-1] = counts >= run
+    change = np.diff(flags, axis=0).T  # (strips, rows + 1): 1 where a band starts, -1 one past its end
+    strip, a = np.nonzero(change == 1)  # strip by strip, top down
+    b = np.nonzero(change == -1)[1] - 1  # the same order: each band's last row
+    keep = b - a + 1 < run
+    strip, a, b = strip[keep], a[keep], b[keep]
+    if not len(a):
+        return np.zeros((0, 5))
+    upto = np.zeros((rows + 1, strips))
+    np.cumsum(counts, axis=0, out=upto[1:])
+    weighted = np.zeros((rows + 1, strips))
+    np.cumsum(counts * np.arange(rows)[:, None], axis=0, out=weighted[1:])
+    inked = [np.zeros((rows + 1, strips), np.int64) for _ in range(2)]
+    np.cumsum(starts, axis=0, out=inked[0][1:])
+    np.cumsum(ends, axis=0, out=inked[1][1:])
+    total = upto[b + 1, strip] - upto[a, strip]
+    centre = (weighted[b + 1, strip] - weighted[a, strip]) / total
+    padded = np.concatenate([counts.T, np.zeros((strips, 1))], axis=1).ravel()  # each strip's counts, a 0 after
+    bounds = np.stack([strip * (rows + 1) + a, strip * (rows + 1) + b + 1], axis=1).ravel()
+    longest = np.maximum.reduceat(padded, bounds)[::2]
+    return np.stack([centre, longest, strip, inked[0][b + 1, strip] > inked[0][a, strip],
+                     inked[1][b + 1, strip] > inked[1][a, strip]], axis=1).astype(float)
 
 
 def _runs(pieces: np.ndarray, tol: float) -> np.ndarray:
@@ -124,28 +148,22 @@ def _chained(pieces: np.ndarray, tol: float, crossing: bool) -> list[float]:
             i = parent[i]
         return i
 
-    order = np.argsort(pieces[:, 0], kind="stable")
+    pos, length, strip, start, end = (pieces[:, k].tolist() for k in range(5))  # Python floats: quicker one by one
+    order = np.argsort(pieces[:, 0], kind="stable").tolist()
     for a_pos, i in enumerate(order):  # join pieces in neighbouring strips at (nearly) the same position
-        for j in order[a_pos + 1:]:
-            if pieces[j, 0] - pieces[i, 0] > tol:
+        for b_pos in range(a_pos + 1, len(order)):
+            j = order[b_pos]
+            if pos[j] - pos[i] > tol:
                 break
-            if abs(pieces[j, 2] - pieces[i, 2]) != 1:
+            if abs(strip[j] - strip[i]) != 1:
                 continue
-            first, second = (i, j) if pieces[j, 2] > pieces[i, 2] else (j, i)
-            if not crossing or (pieces[first, 4] and pieces[second, 3]):
-                parent[root(int(j))] = root(int(i))
+            first, second = (i, j) if strip[j] > strip[i] else (j, i)
+            if not crossing or (end[first] and start[second]):
+                parent[root(j)] = root(i)
     totals: dict[int, float] = {}
     for i in range(len(pieces)):
-        totals[root(i)] = totals.get(root(i), 0.0) + pieces[i, 1]
+        totals[root(i)] = totals.get(root(i), 0.0) + length[i]
     return [totals[root(i)] for i in range(len(pieces))]
-
-
-def _groups(flags: np.ndarray) -> list[tuple[int, int]]:
-    idx = np.flatnonzero(flags)
-    if idx.size == 0:
-        return []
-    cuts = np.flatnonzero(np.diff(idx) > 1)
-    return list(zip(np.r_[idx[0], idx[cuts + 1]].tolist(), np.r_[idx[cuts], idx[-1]].tolist()))
 
 
 def strip_coverage(mask: np.ndarray, pad: int) -> tuple[np.ndarray, np.ndarray]:
