@@ -39,7 +39,11 @@ DEFAULT_TIME_LIMIT = 20.0
 TUPLE_BUDGET = 200_000
 MAX_TUPLES = 2_000
 MAX_MEMORY_MB = 768  # CP-SAT stops (and we report a timeout) rather than grow past this
-WORKERS = 2
+WORKERS = 2  # CP-SAT's threads for a puzzle's solve and its uniqueness check (a hard text puzzle gains from two)
+# ... and for weighing a picture's readings (most_probable): one.  Two took the same wall time on real-dev's
+# weighings, the slow ones too (3.7 s over the 8 longest either way), with the same answers, for twice the
+# CPU: a batch of pictures runs a process per core, whose weighings then ran four threads on two cores.
+WEIGH_WORKERS = 1
 
 
 _DEADLINE: ContextVar[float | None] = ContextVar("kkvision_solver_deadline", default=None)
@@ -217,9 +221,9 @@ class _Model:
                 differ.append(b)
         m.add_bool_or(differ)
 
-    def solve(self, what: str):  # type: ignore[no-untyped-def]
-        """Run CP-SAT for the time left: (solver, status); SolverTimeout when
-        no time is left or the solver could not tell."""
+    def solve(self, what: str, workers: int = WORKERS):  # type: ignore[no-untyped-def]
+        """Run CP-SAT for the time left on `workers` threads: (solver, status); SolverTimeout
+        when no time is left or the solver could not tell."""
         cp_model = load_cp_model()
 
         left = self.deadline - time.monotonic()
@@ -227,7 +231,7 @@ class _Model:
             raise SolverTimeout(f"the solver {what} within {self.time_limit:g} s; try a larger --time-limit")
         solver = cp_model.CpSolver()
         solver.parameters.max_time_in_seconds = left
-        solver.parameters.num_workers = WORKERS
+        solver.parameters.num_workers = workers
         solver.parameters.max_memory_in_mb = MAX_MEMORY_MB
         status = solver.solve(self.model)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE):
@@ -285,7 +289,7 @@ def most_probable(n: int, options: list[list[tuple[Cage | None, int]]], time_lim
         model.minimize(sum(cost))
     elif max_cost is not None and max_cost < 0:
         return None
-    solver, status = mod.solve("could not weigh the readings")
+    solver, status = mod.solve("could not weigh the readings", WEIGH_WORKERS)
     if status == cp_model.INFEASIBLE:
         return None
     chosen = tuple(next(j for lit, j in lits if solver.value(lit)) for lits in picks)
