@@ -210,9 +210,11 @@ def _draw_one(out: np.ndarray, drawing: Drawing) -> None:
     in_picture = geom.to_image(corners)  # every cell's corners at once (each point maps on its own)
     # the grid's grey levels, taken once before any cell is drawn (a cell's box reaches its neighbours'
     # lines only, where nothing is drawn): each cell's paper is the brighter quarter of its box's
+    # (a light-on-dark grid's answers are drawn light, whatever its paper)
     gx0, gy0 = (max(0, int(v) - 1) for v in in_picture.reshape(-1, 2).min(axis=0))
     gx1, gy1 = (min(lim, int(v) + 2) for v, lim in zip(in_picture.reshape(-1, 2).max(axis=0), (w, h)))
-    greys = cv2.cvtColor(out[gy0:max(gy0, gy1), gx0:max(gx0, gx1)], cv2.COLOR_BGR2GRAY)
+    greys = None if geom.light_on_dark else cv2.cvtColor(out[gy0:max(gy0, gy1), gx0:max(gx0, gx1)],
+                                                         cv2.COLOR_BGR2GRAY)
     for (ix0, iy0, ix1, iy1), src, dst in zip(bounds, corners, in_picture):
         piece = layer[max(0, iy0):iy1, max(0, ix0):ix1]
         if not piece[..., 3].any():
@@ -232,7 +234,7 @@ def _draw_one(out: np.ndarray, drawing: Drawing) -> None:
         inked = back[ys, xs]
         alpha = inked[:, 3].astype(np.float32)[:, None] / 255.0
         roi = out[y0:y1, x0:x1]
-        if not geom.light_on_dark:
+        if greys is not None:
             grey = greys[y0 - gy0:y1 - gy0, x0 - gx0:x1 - gx0]
             paper = grey_percentile(grey, 75)
             place = clear[max(0, iy0):iy1, max(0, ix0):ix1]

@@ -18,6 +18,7 @@ digit) adds nothing.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -108,10 +109,7 @@ def grey_percentile(grey: np.ndarray, q: float) -> float:
     a = int(np.searchsorted(upto, below, side="right"))  # the value ranked `below` (from 0) in sorted order
     if virtual >= n - 1 or virtual < 0:
         return float(a)
-    b = int(np.searchsorted(upto, below + 1, side="right"))
-    t = virtual - below
-    diff = b - a
-    return float(b - diff * (1 - t) if t >= 0.5 else a + diff * t)
+    return _between(a, int(np.searchsorted(upto, below + 1, side="right")), virtual - below)
 
 
 def grey_percentiles(rows: np.ndarray, q: float) -> np.ndarray:
@@ -143,8 +141,12 @@ def percentile(values: np.ndarray, q: float) -> float:
     if virtual < 0:
         return float(np.partition(v, 0)[0])
     part = np.partition(v, (below, below + 1))
-    a, b = part[below], part[below + 1]
-    t = virtual - below
+    return _between(part[below], part[below + 1], virtual - below)
+
+
+def _between(a: Any, b: Any, t: float) -> float:
+    """The value `t` of the way from order statistic a to the next, b, with numpy's linear method's
+    arithmetic step by step (in a's and b's own type: float32 stays float32)."""
     diff = b - a
     return float(b - diff * (1 - t) if t >= 0.5 else a + diff * t)
 

@@ -379,12 +379,10 @@ def _read_once(geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOp
     trace.geometry, trace.square = geom, square
     labels = reader(opts.ocr, second_model)
     if drawn is None:  # the labels read (the network's pass frees the interpreter) while the cages are found
-        with ThreadPoolExecutor(1, thread_name_prefix="kkvision-labels") as beside:
-            reading = beside.submit(read_cells, square, geom, labels)
-            try:
-                layout = find_cages(square, geom)[0]
-            finally:
-                cells = reading.result()  # waited for also when the cages failed: no thread is left behind
+        with ThreadPoolExecutor(1, thread_name_prefix="kkvision-labels") as beside:  # its end waits for the read,
+            reading = beside.submit(read_cells, square, geom, labels)             # also when the cages failed
+            layout = find_cages(square, geom)[0]
+        cells = reading.result()
     else:
         layout, cells = drawn, read_cells(square, geom, labels)
     trace.drawn = layout
