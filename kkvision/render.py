@@ -252,6 +252,9 @@ def _grey(bgr: np.ndarray) -> np.ndarray:
     return 0.299 * f[..., 2] + 0.587 * f[..., 1] + 0.114 * f[..., 0]
 
 
+_SOLUTION_GREY = _grey(np.asarray(SOLUTION[2::-1], np.uint8))  # a float32, as the paper's grey levels
+
+
 def _paper_under(roi: np.ndarray, place: np.ndarray, grey: np.ndarray, paper: float,
                  cell: tuple[float, float, float, float]) -> bool:
     """The pencil marks that reach into `place`, where the cell's answer digit goes, laid over with the
@@ -288,7 +291,7 @@ def _contrasted(inked: np.ndarray, paper: float) -> np.ndarray:
     """The answer digits' pixels (SOLUTION's colour) of a cell's ink darkened, keeping
     their hue, to stand ANSWER_CONTRAST grey levels below the `paper` of the cell's box
     in the picture (its brighter quarter); the other marks as they are."""
-    own = _grey(np.asarray(SOLUTION[2::-1], np.uint8))  # a float32, as the paper's grey levels
+    own = _SOLUTION_GREY
     if paper - own >= ANSWER_CONTRAST:
         return inked
     digits = (inked[:, :3] == SOLUTION[:3]).all(axis=1)
