@@ -432,3 +432,35 @@ def test_a_dark_themes_grid_is_framed_by_its_light_lines_not_by_the_dark_beside_
     (dark, _), = find_grids(255 - image)
     assert dark.light_on_dark and not light.light_on_dark
     assert np.abs(np.subtract(dark.corners, light.corners)).max() < 2.0
+
+
+def test_the_ink_left_of_the_long_lines_is_each_rows_cumulative_count():
+    from kkvision.vision.grid.candidates import _left_of
+
+    rng = np.random.default_rng(5)
+    for _ in range(100):
+        h, w = int(rng.integers(1, 30)), int(rng.integers(1, 40))
+        mask = ((rng.random((h, w)) > 0.6) * 255).astype(np.uint8)
+        columns = sorted(set(rng.integers(0, w, int(rng.integers(1, 6))).tolist()) | ({0} if rng.random() < 0.3 else set()))
+        got = _left_of(mask, columns)
+        assert sorted(got) == columns
+        for x in columns:
+            assert got[x].tolist() == [int(np.count_nonzero(row[:x])) for row in mask]
+
+
+def test_the_tracers_run_is_the_whole_run_at_or_above_the_level_round_its_point():
+    from kkvision.vision.grid.trace import _centre, _run
+
+    rng = np.random.default_rng(6)
+    for _ in range(300):
+        seg = rng.random(int(rng.integers(1, 25)))
+        p = int(rng.integers(0, len(seg)))
+        level = float(seg[p]) * rng.random()
+        a, b = _run(seg.tolist(), p, level)
+        assert a <= p <= b and (seg[a:b + 1] >= level).all()
+        assert a == 0 or seg[a - 1] < level
+        assert b == len(seg) - 1 or seg[b + 1] < level
+        assert a <= _centre(seg, a, b, level) <= b
+    # the centre of a run is its points' mean weighted by their height above the level
+    assert _centre(np.array([0.0, 1.0, 3.0, 1.0, 0.0]), 1, 3, 0.0) == 2.0
+    assert _centre(np.array([0.0, 2.0, 4.0]), 1, 2, 1.0) == 1.75

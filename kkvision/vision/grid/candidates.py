@@ -126,14 +126,13 @@ def _upright_rects(mask: np.ndarray, min_side: float, most: int, loose: bool = F
     hor = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (run, 1)))
     slack = max(1, short // 250)  # a line a little off horizontal still fills its rows
     hor = cv2.dilate(hor, np.ones((2 * slack + 1, 1), np.uint8))
-    cs = np.zeros((h, w + 1), np.int32)
-    np.cumsum(hor > 0, axis=1, out=cs[:, 1:])
     count, labels, stats, _ = cv2.connectedComponentsWithStats(ver)
     long_ = sorted((k for k in range(1, count) if stats[k, 3] >= min_side * short and stats[k, 2] < stats[k, 3] / 4),
                    key=lambda k: stats[k, 3], reverse=True)[:most]
     skew = _skew(labels, stats, long_)
     # (x, top, bottom, component) of each long vertical line
     lines = [(float(stats[k, 0] + stats[k, 2] / 2), int(stats[k, 1]), int(stats[k, 1] + stats[k, 3]), k) for k in long_]
+    cs = _left_of(hor, sorted({int(x) for x, *_ in lines}))
     out = []
     for i, a in enumerate(lines):
         for b in lines[i + 1:]:
@@ -145,7 +144,7 @@ def _upright_rects(mask: np.ndarray, min_side: float, most: int, loose: bool = F
                 continue
             tol = int(SQUARE * width / 2)
             rows = np.arange(max(0, y0 - tol), min(h, y1 + tol))
-            cover = (cs[rows, x1 - 1] - cs[rows, x0]) / max(1, width - 1)
+            cover = (cs[x1 - 1][rows] - cs[x0][rows]) / max(1, width - 1)
             full = [(rows[s] + rows[e]) / 2 for s, e in _groups(cover >= FULL)]
             fits = sorted((abs((bottom - top) - width) / width, top, bottom)
                           for ti, top in enumerate(full) for bottom in full[ti + 1:])
@@ -159,6 +158,18 @@ def _upright_rects(mask: np.ndarray, min_side: float, most: int, loose: bool = F
                 if all(_covered(hor, quad[i], quad[j]) >= FULL for i, j in ((0, 1), (3, 2))):
                     out.append(quad)
     return out, skew
+
+
+def _left_of(mask: np.ndarray, columns: list[int]) -> dict[int, np.ndarray]:
+    """For each of the sorted `columns`, per row the count of the mask's ink pixels left of it (a row's
+    cumulative count, taken only at the columns asked for: the long lines' places)."""
+    if not columns:
+        return {}
+    parts = np.add.reduceat((mask > 0).view(np.uint8), np.r_[0, columns], axis=1, dtype=np.int32)
+    counts = np.cumsum(parts[:, :len(columns)], axis=1)
+    if columns[0] == 0:  # reduceat's first piece, [0, 0), is column 0 itself: nothing lies left of it
+        counts -= parts[:, :1]
+    return {x: counts[:, i] for i, x in enumerate(columns)}
 
 
 def _ends(labels: np.ndarray, stats: np.ndarray, k: int) -> tuple[tuple[float, float], tuple[float, float]]:

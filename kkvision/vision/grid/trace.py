@@ -145,15 +145,22 @@ def _floors(profiles: np.ndarray, rows: np.ndarray, lo: np.ndarray, hi: np.ndarr
     return out
 
 
-def _peak(seg: np.ndarray, p: int, level: float) -> tuple[int, int, float]:
-    """The run of seg at or above `level` around index p, and its weighted centre."""
-    a, b = p, p
+def _run(seg: list[float], p: int, level: float) -> tuple[int, int]:
+    """The run of seg at or above `level` around index p: its first and last index.  (A list: the
+    tracer asks this some 1500 times a grid, a step or a few each, where numpy's per-element access
+    had been most of the time.)"""
+    a, b, last = p, p, len(seg) - 1
     while a > 0 and seg[a - 1] >= level:
         a -= 1
-    while b < len(seg) - 1 and seg[b + 1] >= level:
+    while b < last and seg[b + 1] >= level:
         b += 1
+    return a, b
+
+
+def _centre(seg: np.ndarray, a: int, b: int, level: float) -> float:
+    """The centre of seg's run a..b, weighted by how far each point stands above `level`."""
     wts = seg[a:b + 1] - level
-    return a, b, a + float((np.arange(b - a + 1) * wts).sum() / max(wts.sum(), 1e-6))
+    return a + float((np.arange(b - a + 1) * wts).sum() / max(wts.sum(), 1e-6))
 
 
 def _lined(seg: np.ndarray, p: int, q: int, faint: float) -> bool:
@@ -166,7 +173,7 @@ def _lined(seg: np.ndarray, p: int, q: int, faint: float) -> bool:
     return bool(seg[r] >= faint and seg[a:r].min() < seg[r] > seg[r:b + 1].min())
 
 
-def _nearest_like(look: np.ndarray, wide: np.ndarray, off: int, p: int, at: float, floor: float, top: float,
+def _nearest_like(look: np.ndarray, wide: list[float], off: int, p: int, at: float, floor: float, top: float,
                   cell: float) -> int:
     """Of the narrow runs in a frame line's window standing at least FRAME_LIKE of the darkest one (p), the
     one nearest where the frame's quad puts the line (`at`): a cage outline inset just inside a thin
@@ -177,7 +184,7 @@ def _nearest_like(look: np.ndarray, wide: np.ndarray, off: int, p: int, at: floa
     for i in np.flatnonzero(look >= level):
         if abs(i - at) >= dist or (0 < i and look[i - 1] > look[i]) or (i + 1 < len(look) and look[i + 1] > look[i]):
             continue  # farther, or not a peak
-        ca, cb, _ = _peak(wide, int(i) + off, floor + CORE * (float(look[i]) - floor))
+        ca, cb = _run(wide, int(i) + off, floor + CORE * (float(look[i]) - floor))
         if cb - ca + 1 <= BAND_WIDTH * cell:
             best, dist = int(i), abs(i - at)
     return best
@@ -208,11 +215,11 @@ def _finds(profiles: np.ndarray, lines: np.ndarray, half: float, cell: float
         look = seg.copy()
         # a run's width is measured BAND_WIDTH past the window's ends, where a line the window cuts is whole
         elo, ehi = max(0, lo - int(BAND_WIDTH * cell) - 1), min(length, hi + int(BAND_WIDTH * cell) + 1)
-        wide = profiles[s, elo:ehi]
+        wide = profiles[s, elo:ehi].tolist()
         for _ in range(BANDS + 1):  # the darkest run in the window that is narrow enough to be a line
             p = int(np.argmax(look))
             top = float(look[p])
-            ca, cb, _ = _peak(wide, p + lo - elo, floor + CORE * (top - floor))
+            ca, cb = _run(wide, p + lo - elo, floor + CORE * (top - floor))
             line = cb - ca + 1 <= BAND_WIDTH * cell
             if line or top <= floor:
                 break
@@ -224,7 +231,8 @@ def _finds(profiles: np.ndarray, lines: np.ndarray, half: float, cell: float
             p = _nearest_like(look, wide, lo - elo, p, c - lo, floor, top, cell)
             top = float(look[p])
         level = (top + floor) / 2
-        a, b, centre = _peak(seg, p, level)
+        a, b = _run(seg.tolist(), p, level)
+        centre = _centre(seg, a, b, level)
         rest = look  # without the bands
         rest[max(0, a - 1):b + 2] = floor  # the peak found and its shoulders
         at = c - lo  # the partner of an inset outline is across the expected line (not the fainter cell
@@ -237,11 +245,12 @@ def _finds(profiles: np.ndarray, lines: np.ndarray, half: float, cell: float
                 and PAIR[0] * cell <= abs(q - p) <= PAIR[1] * cell
                 and min(p, q) < at < max(p, q) and seg[min(p, q):max(p, q) + 1].min() < level
                 and (rest[q] - floor >= LIKE * (top - floor) or _lined(seg, p, q, floor + FAINT * (top - floor)))):
-            qa, qb, _ = _peak(wide, q + lo - elo, floor + CORE * (rest[q] - floor))
+            qa, qb = _run(wide, q + lo - elo, floor + CORE * (rest[q] - floor))
             if qb - qa + 1 <= BAND_WIDTH * cell:
                 if p != darkest:  # a frame taken over a darker line beside it: which is the frame, this
                     continue      # strip cannot tell (an outline inset inside a thin frame, a rule outside)
-                centre = (centre + _peak(seg, q, (rest[q] + floor) / 2)[2]) / 2
+                half_q = (rest[q] + floor) / 2
+                centre = (centre + _centre(seg, *_run(seg.tolist(), q, half_q), half_q)) / 2
         centre += lo
         ks.append(k)
         ss.append(s)
