@@ -31,7 +31,7 @@ from ..errors import (
     Unsolvable,
     UsageError,
 )
-from ..solver import time_budget
+from ..solver import load_cp_model, time_budget
 from ..vocab import cell_name
 from .agree import agree_with_labels
 from .borders import check_borders
@@ -382,6 +382,7 @@ def _read_once(geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOp
         with ThreadPoolExecutor(1, thread_name_prefix="kkvision-labels") as beside:  # its end waits for the read,
             reading = beside.submit(read_cells, square, geom, labels)             # also when the cages failed
             layout = find_cages(square, geom)[0]
+            load_cp_model()  # and the solver imported while the network finishes (a new process's first picture)
         cells = reading.result()
     else:
         layout, cells = drawn, read_cells(square, geom, labels)
