@@ -464,3 +464,29 @@ def test_the_tracers_run_is_the_whole_run_at_or_above_the_level_round_its_point(
     # the centre of a run is its points' mean weighted by their height above the level
     assert _centre(np.array([0.0, 1.0, 3.0, 1.0, 0.0]), 1, 3, 0.0) == 2.0
     assert _centre(np.array([0.0, 2.0, 4.0]), 1, 2, 1.0) == 1.75
+
+
+def test_plausible_frames_are_convex_not_long_and_square_when_face_on():
+    from kkvision.vision.grid import candidates
+
+    square = np.float32([[10, 10], [110, 10], [110, 110], [10, 110]])
+    oblong = np.float32([[10, 10], [170, 10], [170, 110], [10, 110]])  # face on, 1.6 times as wide as high
+    leaning = np.float32([[30, 10], [130, 20], [110, 120], [10, 100]])  # seen askew: not face on
+    bow_tie = np.float32([[10, 10], [110, 110], [110, 10], [10, 110]])  # crossed: not convex
+    flat = np.float32([[10, 10], [110, 10], [110, 10], [10, 10]])  # no area
+    assert candidates.plausible(np.stack([square, oblong, leaning, bow_tie, flat])).tolist() == [
+        True, False, True, False, False]
+
+    def one(quad: np.ndarray) -> bool:  # the test of one quad, written out as it was before it took many at once
+        sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+        if not (sides.min() > 0 and sides.max() / sides.min() <= candidates.MAX_ASPECT
+                and cv2.contourArea(quad) > 0 and cv2.isContourConvex(quad)):
+            return False
+        a, b = quad - np.roll(quad, 1, axis=0), np.roll(quad, -1, axis=0) - quad
+        cos = (a * b).sum(1) / np.maximum(1e-9, np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+        angles = np.abs(np.degrees(np.arcsin(np.clip(cos, -1, 1))))
+        return bool(max(angles) > candidates.FACE_ON or sides.max() / sides.min() <= candidates.FACE_ON_ASPECT)
+
+    rng = np.random.default_rng(7)
+    quads = (square + rng.normal(0, 1, (400, 1, 1)) * rng.normal(0, 30, (400, 4, 2))).astype(np.float32)  # half pass
+    assert candidates.plausible(quads).tolist() == [one(q) for q in quads]

@@ -32,21 +32,24 @@ def order(pts: np.ndarray) -> np.ndarray:
     return np.asarray([pts[np.argmin(s)], pts[np.argmin(d)], pts[np.argmax(s)], pts[np.argmax(d)]], dtype=np.float32)
 
 
-def plausible(quad: np.ndarray) -> bool:
-    """Could the quad be a square grid's frame: convex, not too long, and when
+def plausible(quads: np.ndarray) -> np.ndarray:
+    """For each quad of (N, 4, 2): could it be a square grid's frame: convex, not too long, and when
     seen face on (a screenshot, a flat scan: square corners) nearly square."""
-    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
-    if not (sides.min() > 0 and sides.max() / sides.min() <= MAX_ASPECT
-            and cv2.contourArea(quad.astype(np.float32)) > 0 and cv2.isContourConvex(quad.astype(np.float32))):
-        return False
-    return max(_corner_angles(quad)) > FACE_ON or sides.max() / sides.min() <= FACE_ON_ASPECT
+    sides = np.linalg.norm(quads - np.roll(quads, -1, axis=1), axis=2)
+    shortest, longest = sides.min(axis=1), sides.max(axis=1)
+    aspect = longest / np.where(shortest > 0, shortest, 1)
+    ok = (shortest > 0) & (aspect <= MAX_ASPECT)
+    for i in np.flatnonzero(ok):
+        quad = quads[i].astype(np.float32)
+        ok[i] = cv2.contourArea(quad) > 0 and cv2.isContourConvex(quad)
+    return ok & ((_corner_angles(quads).max(axis=1) > FACE_ON) | (aspect <= FACE_ON_ASPECT))
 
 
-def _corner_angles(quad: np.ndarray) -> np.ndarray:
-    """How far from 90 degrees each corner of the quad is."""
-    a = quad - np.roll(quad, 1, axis=0)
-    b = np.roll(quad, -1, axis=0) - quad
-    cos = (a * b).sum(1) / np.maximum(1e-9, np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+def _corner_angles(quads: np.ndarray) -> np.ndarray:
+    """How far from 90 degrees each corner of each quad (N, 4, 2) is."""
+    a = quads - np.roll(quads, 1, axis=1)
+    b = np.roll(quads, -1, axis=1) - quads
+    cos = (a * b).sum(2) / np.maximum(1e-9, np.linalg.norm(a, axis=2) * np.linalg.norm(b, axis=2))
     return np.abs(np.degrees(np.arcsin(np.clip(cos, -1, 1))))
 
 
@@ -203,7 +206,12 @@ def frame_candidates(mask: np.ndarray, page: bool = False, loose: bool = False) 
                  + line_rects(mask, min(MIN_SIDE, PAGE_MIN_SIDE), PAGE_MAX_LINES, loose))
     else:
         quads = contour_quads(mask) + line_rects(mask, loose=loose)
-    for q in quads:
-        if plausible(q) and not any(np.abs(q - f).max() < tol for f in found):
+    if not quads:
+        return found
+    ok = plausible(np.stack(quads))
+    kept = np.empty((len(quads), 4, 2), np.float32)  # found, as one array: each quad is held against all at once
+    for q, fits in zip(quads, ok):
+        if fits and not (found and (np.abs(kept[:len(found)] - q).max(axis=(1, 2)) < tol).any()):
+            kept[len(found)] = q
             found.append(q)
     return found
