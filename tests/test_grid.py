@@ -435,14 +435,14 @@ def test_a_dark_themes_grid_is_framed_by_its_light_lines_not_by_the_dark_beside_
 
 
 def test_the_ink_left_of_the_long_lines_is_each_rows_cumulative_count():
-    from kkvision.vision.grid.candidates import _left_of
+    from kkvision.vision.grid.lattice import ink_left_of
 
     rng = np.random.default_rng(5)
     for _ in range(100):
         h, w = int(rng.integers(1, 30)), int(rng.integers(1, 40))
         mask = ((rng.random((h, w)) > 0.6) * 255).astype(np.uint8)
-        columns = sorted(set(rng.integers(0, w, int(rng.integers(1, 6))).tolist()) | ({0} if rng.random() < 0.3 else set()))
-        got = _left_of(mask, columns)
+        columns = sorted(set(rng.integers(0, w + 1, int(rng.integers(0, 6))).tolist()) | ({0} if rng.random() < 0.3 else set()))
+        got = ink_left_of(mask, columns)
         assert sorted(got) == columns
         for x in columns:
             assert got[x].tolist() == [int(np.count_nonzero(row[:x])) for row in mask]
@@ -490,3 +490,36 @@ def test_plausible_frames_are_convex_not_long_and_square_when_face_on():
     rng = np.random.default_rng(7)
     quads = (square + rng.normal(0, 1, (400, 1, 1)) * rng.normal(0, 30, (400, 4, 2))).astype(np.float32)  # half pass
     assert candidates.plausible(quads).tolist() == [one(q) for q in quads]
+
+
+def test_the_judges_runs_sum_each_chain_of_pieces_in_neighbouring_strips():
+    from kkvision.vision.grid.lattice import _runs
+
+    def chains(pieces: np.ndarray, tol: float, crossing: bool) -> list[float]:  # pair by pair, as written first
+        parent = list(range(len(pieces)))
+
+        def root(i: int) -> int:
+            while parent[i] != i:
+                i = parent[i]
+            return i
+
+        for i in range(len(pieces)):
+            for j in range(len(pieces)):
+                (a, b) = (i, j) if pieces[j, 2] == pieces[i, 2] + 1 else (None, None)
+                if a is not None and abs(pieces[j, 0] - pieces[i, 0]) <= tol and (
+                        not crossing or (pieces[a, 4] and pieces[b, 3])):
+                    parent[root(j)] = root(i)
+        return [sum(pieces[k, 1] for k in range(len(pieces)) if root(k) == root(i)) for i in range(len(pieces))]
+
+    rng = np.random.default_rng(8)
+    for _ in range(200):
+        n = int(rng.integers(0, 60))
+        pieces = np.stack([np.round(rng.random(n) * rng.choice([10, 100]), 1), rng.integers(1, 50, n),
+                           rng.integers(0, 9, n), rng.integers(0, 2, n), rng.integers(0, 2, n)], axis=1).astype(float)
+        tol = float(rng.choice([0.5, 2.0, 6.0]))
+        runs = _runs(pieces.reshape(-1, 5), tol)
+        assert runs[:, 2].tolist() == chains(pieces, tol, False)
+        assert runs[:, 3].tolist() == chains(pieces, tol, True)
+    # two pieces at one position in strips 3 and 4 make one run of their lengths; a third in strip 6 does not join
+    three = np.array([[50.0, 10, 3, 1, 1], [50.5, 7, 4, 1, 0], [50.0, 5, 6, 1, 1]])
+    assert _runs(three, 1.0)[:, 2].tolist() == [17.0, 17.0, 5.0]

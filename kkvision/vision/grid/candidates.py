@@ -7,6 +7,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from .lattice import ink_left_of
+
 MIN_AREA = 0.02  # a grid covers at least this fraction of the picture
 MAX_CONTOURS = 16  # largest outlines tried
 RUN = 0.03  # a line piece is at least this fraction of the picture's shorter side
@@ -135,7 +137,7 @@ def _upright_rects(mask: np.ndarray, min_side: float, most: int, loose: bool = F
     skew = _skew(labels, stats, long_)
     # (x, top, bottom, component) of each long vertical line
     lines = [(float(stats[k, 0] + stats[k, 2] / 2), int(stats[k, 1]), int(stats[k, 1] + stats[k, 3]), k) for k in long_]
-    cs = _left_of(hor, sorted({int(x) for x, *_ in lines}))
+    cs = ink_left_of(hor, sorted({int(x) for x, *_ in lines}))
     out = []
     for i, a in enumerate(lines):
         for b in lines[i + 1:]:
@@ -161,18 +163,6 @@ def _upright_rects(mask: np.ndarray, min_side: float, most: int, loose: bool = F
                 if all(_covered(hor, quad[i], quad[j]) >= FULL for i, j in ((0, 1), (3, 2))):
                     out.append(quad)
     return out, skew
-
-
-def _left_of(mask: np.ndarray, columns: list[int]) -> dict[int, np.ndarray]:
-    """For each of the sorted `columns`, per row the count of the mask's ink pixels left of it (a row's
-    cumulative count, taken only at the columns asked for: the long lines' places)."""
-    if not columns:
-        return {}
-    parts = np.add.reduceat((mask > 0).view(np.uint8), np.r_[0, columns], axis=1, dtype=np.int32)
-    counts = np.cumsum(parts[:, :len(columns)], axis=1)
-    if columns[0] == 0:  # reduceat's first piece, [0, 0), is column 0 itself: nothing lies left of it
-        counts -= parts[:, :1]
-    return {x: counts[:, i] for i, x in enumerate(columns)}
 
 
 def _ends(labels: np.ndarray, stats: np.ndarray, k: int) -> tuple[tuple[float, float], tuple[float, float]]:

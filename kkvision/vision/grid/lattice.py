@@ -67,6 +67,18 @@ def ink(gray: np.ndarray) -> np.ndarray:
     return cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 12)
 
 
+def ink_left_of(mask: np.ndarray, columns: list[int]) -> dict[int, np.ndarray]:
+    """For each of the sorted `columns` (0 .. the mask's width), per row the count of the mask's ink
+    pixels left of it: a row's cumulative count, taken only at the columns asked for (a whole
+    cumulative sum of a picture-sized mask had been most of the time of those who asked)."""
+    inside = [x for x in columns if x < mask.shape[1]]
+    parts = np.add.reduceat((mask > 0).view(np.uint8), np.r_[0, inside].astype(np.intp), axis=1, dtype=np.int32)
+    if inside and inside[0] == 0:  # reduceat's first piece, [0, 0), is column 0 itself: nothing lies left of it
+        parts[:, 0] = 0
+    counts = np.cumsum(parts, axis=1)  # counts[:, i]: left of inside[i]; the last: the whole row
+    return {x: counts[:, min(i, len(inside))] for i, x in enumerate(columns)}
+
+
 def segments(mask: np.ndarray, bridge: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(position, length, run, crossing run) of horizontal and vertical ink runs,
     one row per piece: within each of PIECES strips, a band of consecutive rows
@@ -85,14 +97,19 @@ def segments(mask: np.ndarray, bridge: int = 0) -> tuple[np.ndarray, np.ndarray]
             m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((1, bridge + 1), np.uint8))
         m = cv2.dilate(m, np.ones((3, 1), np.uint8))  # a slightly sloping line stays one run
         m = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (run, 1))) > 0
-        cs = np.zeros((side, side + 1), np.int32)
-        np.cumsum(m, axis=1, out=cs[:, 1:])
-        counts = (cs[:, edges[1:]] - cs[:, edges[:-1]]).astype(float)  # (rows, pieces)
+        inner, outer = np.minimum(edges[:-1] + touch, side), np.maximum(edges[1:] - touch, 0)
+        cs = ink_left_of(m, sorted({*edges.tolist(), *inner.tolist(), *outer.tolist()}))
+        counts = (_at(cs, edges[1:]) - _at(cs, edges[:-1])).astype(float)  # (rows, pieces)
         # per row and piece: ink within `touch` of the piece's start, of its end
-        starts = cs[:, np.minimum(edges[:-1] + touch, side)] > cs[:, edges[:-1]]
-        ends = cs[:, edges[1:]] > cs[:, np.maximum(edges[1:] - touch, 0)]
+        starts = _at(cs, inner) > _at(cs, edges[:-1])
+        ends = _at(cs, edges[1:]) > _at(cs, outer)
         out.append(_runs(_pieces(counts, starts, ends, run), RUN_TOL * side))
     return out[0], out[1]
+
+
+def _at(counts: dict[int, np.ndarray], columns: np.ndarray) -> np.ndarray:
+    """ink_left_of's counts at these columns, as (rows, columns)."""
+    return np.stack([counts[x] for x in columns.tolist()], axis=1)
 
 
 def _pieces(counts: np.ndarray, starts: np.ndarray, ends: np.ndarray, run: int) -> np.ndarray:
@@ -133,37 +150,42 @@ def _runs(pieces: np.ndarray, tol: float) -> np.ndarray:
     strips (pieces: position, length, strip, touches its strip's start, end)."""
     out = np.zeros((len(pieces), 4))
     out[:, :2] = pieces[:, :2]
-    out[:, 2] = _chained(pieces, tol, crossing=False)
-    out[:, 3] = _chained(pieces, tol, crossing=True)
+    first, second = _neighbours(pieces, tol)
+    out[:, 2] = _chained(pieces, first, second)
+    crossing = (pieces[first, 4] > 0) & (pieces[second, 3] > 0)  # ink at the edge the two pieces share
+    out[:, 3] = _chained(pieces, first[crossing], second[crossing])
     return out
 
 
-def _chained(pieces: np.ndarray, tol: float, crossing: bool) -> list[float]:
-    """Per piece, the summed length of its chain (_runs)."""
-    parent = list(range(len(pieces)))
+def _neighbours(pieces: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair of pieces in neighbouring strips whose positions lie within tol: the first
+    piece's strip and the next one's, as two index arrays."""
+    order = np.argsort(pieces[:, 0], kind="stable")
+    pos = pieces[order, 0]
+    # for each piece, the pieces after it in position order up to tol further on (exactly: pos[b] - pos[a] <= tol)
+    ends = np.searchsorted(pos, pos + 2 * tol, side="right")
+    counts = ends - np.arange(len(pos)) - 1
+    a = np.repeat(np.arange(len(pos)), counts)
+    b = a + 1 + np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    near = pos[b] - pos[a] <= tol
+    i, j = order[a[near]], order[b[near]]
+    steps = pieces[j, 2] - pieces[i, 2]
+    i, j, steps = i[np.abs(steps) == 1], j[np.abs(steps) == 1], steps[np.abs(steps) == 1]
+    return np.where(steps > 0, i, j), np.where(steps > 0, j, i)
 
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
 
-    pos, length, strip, start, end = (pieces[:, k].tolist() for k in range(5))  # Python floats: quicker one by one
-    order = np.argsort(pieces[:, 0], kind="stable").tolist()
-    for a_pos, i in enumerate(order):  # join pieces in neighbouring strips at (nearly) the same position
-        for b_pos in range(a_pos + 1, len(order)):
-            j = order[b_pos]
-            if pos[j] - pos[i] > tol:
-                break
-            if abs(strip[j] - strip[i]) != 1:
-                continue
-            first, second = (i, j) if strip[j] > strip[i] else (j, i)
-            if not crossing or (end[first] and start[second]):
-                parent[root(j)] = root(i)
-    totals: dict[int, float] = {}
-    for i in range(len(pieces)):
-        totals[root(i)] = totals.get(root(i), 0.0) + length[i]
-    return [totals[root(i)] for i in range(len(pieces))]
+def _chained(pieces: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Per piece, the summed length of its chain: the pieces joined to it through pairs (first, second).
+    Each piece takes the least index among those it is joined to, until none changes: a chain's pieces
+    then share one."""
+    chain = np.arange(len(pieces))
+    while True:
+        was = chain.copy()
+        np.minimum.at(chain, first, chain[second])
+        np.minimum.at(chain, second, chain[first])
+        if np.array_equal(chain, was):
+            break
+    return np.bincount(chain, weights=pieces[:, 1], minlength=len(pieces))[chain]
 
 
 def strip_coverage(mask: np.ndarray, pad: int) -> tuple[np.ndarray, np.ndarray]:
