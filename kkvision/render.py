@@ -109,6 +109,7 @@ def _layer(drawing: Drawing) -> tuple[np.ndarray, np.ndarray]:
     places = ImageDraw.Draw(clear)
     above = max(1, round(ABOVE * SIDE / n))
     font = _font(int(0.5 * SIDE / n))
+    tops: dict[int, float] = {}
     for r in range(n):
         for c in range(n):
             x0, y0, x1, y1 = geom.cell_box(r, c)
@@ -126,7 +127,9 @@ def _layer(drawing: Drawing) -> tuple[np.ndarray, np.ndarray]:
             if grid[r][c] and (r, c) not in wrong:  # 0: a cell left empty (hints show only some cells)
                 d.text((cx, cy), str(grid[r][c]), font=font, fill=SOLUTION_ON_DARK if geom.light_on_dark else SOLUTION,
                        anchor="mm")
-                top = d.textbbox((cx, cy), str(grid[r][c]), font=font, anchor="mm")[1] - above
+                if grid[r][c] not in tops:  # where a digit's top lies from its anchor: the same wherever it is drawn
+                    tops[grid[r][c]] = d.textbbox((0, 0), str(grid[r][c]), font=font, anchor="mm")[1]
+                top = cy + tops[grid[r][c]] - above
                 places.rectangle([x0 + CLEAR * (x1 - x0), top, x1 - CLEAR * (x1 - x0), y1 - CLEAR_FOOT * (y1 - y0)],
                                  fill=PLACE)
                 # where a note must be for any to be laid over: below the place's middle, away from the lines
@@ -228,7 +231,7 @@ def _draw_one(out: np.ndarray, drawing: Drawing) -> None:
                                         (dst - [x0, y0]).astype(np.float32))
         back = cv2.warpPerspective(piece, H, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
                                    borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
-        ys, xs = np.nonzero(back[..., 3])  # the pixels the layer inks, in the order a mask takes them
+        ys, xs = np.nonzero(cv2.extractChannel(back, 3))  # the pixels the layer inks, in the order a mask takes them
         if not len(ys):
             continue
         inked = back[ys, xs]
@@ -239,8 +242,7 @@ def _draw_one(out: np.ndarray, drawing: Drawing) -> None:
             paper = grey_percentile(grey, 75)
             place = clear[max(0, iy0):iy1, max(0, ix0):ix1]
             if place.any() and _paper_under(roi, cv2.warpPerspective(place, H, (x1 - x0, y1 - y0)), grey, paper,
-                                            (float(dst[:, 0].min() - x0), float(dst[:, 1].min() - y0),
-                                             float(np.ptp(dst[:, 0])), float(np.ptp(dst[:, 1])))):
+                                            dst, (x0, y0)):
                 paper = grey_percentile(cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY), 75)  # the notes laid over: as it now is
             inked = _contrasted(inked, paper)
         roi[ys, xs] = (roi[ys, xs] * (1 - alpha) + inked[:, 2::-1] * alpha).astype(np.uint8)  # RGBA -> BGR
@@ -253,22 +255,25 @@ def _grey(bgr: np.ndarray) -> np.ndarray:
 
 
 _SOLUTION_GREY = _grey(np.asarray(SOLUTION[2::-1], np.uint8))  # a float32, as the paper's grey levels
+_SOLUTION_RGB = SOLUTION[0] | SOLUTION[1] << 8 | SOLUTION[2] << 16
 
 
-def _paper_under(roi: np.ndarray, place: np.ndarray, grey: np.ndarray, paper: float,
-                 cell: tuple[float, float, float, float]) -> bool:
+def _paper_under(roi: np.ndarray, place: np.ndarray, grey: np.ndarray, paper: float, corners: np.ndarray,
+                 origin: tuple[int, int]) -> bool:
     """The pencil marks that reach into `place`, where the cell's answer digit goes, laid over with the
     cell's paper (`roi`, in place) before the digit is drawn, whole (no piece of one left to be read as a
     label's foot), when one of them reaches below the place's middle (where no label does); whether any
     was.  A mark is a note when it is ink NOTES_INK darker than the `paper`, its middle inside NOTES_IN of
     the cell (a photo's thick lines lie outside), starting below NOTE_TOP (a label starts higher),
     NOTE_SIZE of the cell high (a digit's size: not a speck of noise, a shadow, nor a line).
-    place: 0..255 in roi's pixels; grey: roi's grey levels; cell: its left, top, width, height there."""
+    place: 0..255 in roi's pixels; grey: roi's grey levels; corners: the cell's in the picture, whose
+    pixel `origin` is roi's top left."""
     ink = grey < paper - NOTES_INK
     if not (ink & (place > (PLACE + 255) // 2)).any():  # no ink where a note must reach: most cells
         return False
     inside = (place > 0) & ink
-    left, top, width, height = cell
+    left, top = float(corners[:, 0].min() - origin[0]), float(corners[:, 1].min() - origin[1])
+    width, height = float(np.ptp(corners[:, 0])), float(np.ptp(corners[:, 1]))
     count, marks, stats, centres = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
     rows = np.nonzero(place.any(axis=1))[0]
     middle = (rows[0] + rows[-1]) / 2
@@ -294,10 +299,10 @@ def _contrasted(inked: np.ndarray, paper: float) -> np.ndarray:
     own = _SOLUTION_GREY
     if paper - own >= ANSWER_CONTRAST:
         return inked
-    digits = (inked[:, :3] == SOLUTION[:3]).all(axis=1)
+    digits = (np.ascontiguousarray(inked).view("<u4").ravel() & 0xFFFFFF) == _SOLUTION_RGB  # RGBA as R | G<<8 | B<<16 | A<<24
     out = inked.copy()
     scale = max(DARKEST, float((paper - ANSWER_CONTRAST) / own))
-    out[digits, :3] = (inked[digits, :3].astype(np.float32) * scale).astype(np.uint8)
+    out[digits, :3] = (np.asarray(SOLUTION[:3], np.float32) * scale).astype(np.uint8)  # every such pixel is SOLUTION's colour
     return out
 
 
