@@ -523,3 +523,16 @@ def test_the_judges_runs_sum_each_chain_of_pieces_in_neighbouring_strips():
     # two pieces at one position in strips 3 and 4 make one run of their lengths; a third in strip 6 does not join
     three = np.array([[50.0, 10, 3, 1, 1], [50.5, 7, 4, 1, 0], [50.0, 5, 6, 1, 1]])
     assert _runs(three, 1.0)[:, 2].tolist() == [17.0, 17.0, 5.0]
+
+
+def test_the_grid_stages_components_are_labelled_as_opencvs_default_labels_them():
+    from kkvision.vision.grid.lattice import COMPONENTS
+
+    rng = np.random.default_rng(9)
+    for _ in range(20):
+        h, w = (int(v) for v in rng.integers(5, 400, 2))
+        mask = cv2.morphologyEx(((rng.random((h, w)) < 0.3) * 255).astype(np.uint8), cv2.MORPH_CLOSE,
+                                np.ones((3, 3), np.uint8))
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
+        got = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, COMPONENTS)
+        assert got[0] == count and np.array_equal(got[1], labels) and np.array_equal(got[2], stats)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .lattice import ink_left_of
+from .lattice import COMPONENTS, ink_left_of
 
 MIN_AREA = 0.02  # a grid covers at least this fraction of the picture
 MAX_CONTOURS = 16  # largest outlines tried
@@ -131,7 +131,7 @@ def _upright_rects(mask: np.ndarray, min_side: float, most: int, loose: bool = F
     hor = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (run, 1)))
     slack = max(1, short // 250)  # a line a little off horizontal still fills its rows
     hor = cv2.dilate(hor, np.ones((2 * slack + 1, 1), np.uint8))
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(ver)
+    count, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(ver, 8, cv2.CV_32S, COMPONENTS)
     long_ = sorted((k for k in range(1, count) if stats[k, 3] >= min_side * short and stats[k, 2] < stats[k, 3] / 4),
                    key=lambda k: stats[k, 3], reverse=True)[:most]
     skew = _skew(labels, stats, long_)
