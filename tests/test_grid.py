@@ -460,10 +460,17 @@ def test_the_tracers_run_is_the_whole_run_at_or_above_the_level_round_its_point(
         assert a <= p <= b and (seg[a:b + 1] >= level).all()
         assert a == 0 or seg[a - 1] < level
         assert b == len(seg) - 1 or seg[b + 1] < level
-        assert a <= _centre(seg, a, b, level) <= b
+        assert a <= _centre(seg.tolist(), a, b, level) <= b
     # the centre of a run is its points' mean weighted by their height above the level
-    assert _centre(np.array([0.0, 1.0, 3.0, 1.0, 0.0]), 1, 3, 0.0) == 2.0
-    assert _centre(np.array([0.0, 2.0, 4.0]), 1, 2, 1.0) == 1.75
+    assert _centre([0.0, 1.0, 3.0, 1.0, 0.0], 1, 3, 0.0) == 2.0
+    assert _centre([0.0, 2.0, 4.0], 1, 2, 1.0) == 1.75
+    for length in range(1, 20):  # numpy's weighted mean to the last bit, the short runs' summed in Python
+        for _ in range(50):
+            seg = rng.random(length + 4) * rng.choice([1e-3, 1.0, 255.0])
+            level = float(seg.min()) / 2
+            wts = seg[2:2 + length] - level
+            expect = 2 + float((np.arange(length) * wts).sum() / max(wts.sum(), 1e-6))
+            assert _centre(seg.tolist(), 2, 1 + length, level) == expect
 
 
 def test_plausible_frames_are_convex_not_long_and_square_when_face_on():
