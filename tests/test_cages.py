@@ -18,6 +18,7 @@ from kkvision.vision.cages import (
     find_cages,
     grey_percentile,
     grey_percentiles,
+    median,
     percentile,
 )
 from kkvision.vision.grid import find_grid
@@ -145,6 +146,15 @@ def test_cages_outlined_inside_their_cells_are_found(border, colours, n):
 def test_percentile_is_numpys_to_the_last_bit(values, q, single):
     v = np.asarray(values, np.float32 if single else np.float64)
     assert percentile(v, q) == float(np.percentile(v, q))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=90),
+       st.sampled_from([np.float64, np.float32, np.uint8, np.int64]))
+def test_median_is_numpys_to_the_last_bit(values, dtype):
+    v = np.asarray(values).astype(dtype) if dtype in (np.float64, np.float32) else np.abs(np.asarray(values) % 256).astype(dtype)
+    assert median(v) == float(np.median(v))
+    assert median(v.reshape(1, -1)) == float(np.median(v.reshape(1, -1)))
 
 
 @settings(max_examples=300, deadline=None)

@@ -59,7 +59,7 @@ def darkness(square: np.ndarray, n: int) -> np.ndarray:
     smooth = cv2.GaussianBlur(square, (0, 0), PAPER_SMOOTH)
     bg = cv2.morphologyEx(smooth, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
     norm = square.astype(np.float32) / np.maximum(bg.astype(np.float32), 1.0)
-    ink = float(np.percentile(norm, 0.5))
+    ink = percentile(norm, 0.5)  # np.percentile's number, quicker
     return np.clip((1.0 - norm) / max(1e-3, 1.0 - ink), 0.0, 1.0)
 
 
@@ -77,7 +77,7 @@ def above_texture(dark: np.ndarray, geom: GridGeometry) -> np.ndarray:
             corner = dark[int(y0 + a * (y1 - y0)):int(y0 + b * (y1 - y0)), int(x0 + a * (x1 - x0)):int(x0 + b * (x1 - x0))]
             if corner.size:
                 levels.append(percentile(corner, TEXTURE_SHARE))
-    texture = float(np.median(levels)) if levels else 0.0
+    texture = median(np.asarray(levels)) if levels else 0.0
     if not 0.0 < texture <= TEXTURE_MAX:  # none; or more than a texture: the cells' own fill or shading
         return dark
     return np.clip((dark - np.float32(texture)) / np.float32(1.0 - texture), 0.0, 1.0)
@@ -142,6 +142,20 @@ def percentile(values: np.ndarray, q: float) -> float:
         return float(np.partition(v, 0)[0])
     part = np.partition(v, (below, below + 1))
     return _between(part[below], part[below + 1], virtual - below)
+
+
+def median(values: np.ndarray) -> float:
+    """float(np.median(values)) of an array of finite numbers, the same number to the last bit (the
+    middle value, or the mean of the middle two as numpy takes it: their sum halved), without its
+    overhead (~20 us a call, and its first call imports numpy.ma)."""
+    v = np.asarray(values).ravel()
+    half = v.size // 2
+    if v.size % 2:
+        return float(np.partition(v, half)[half])
+    part = np.partition(v, (half - 1, half))
+    if v.dtype.kind in "biu":  # numpy's mean of whole numbers is taken in float64
+        return (float(part[half - 1]) + float(part[half])) / 2
+    return float((part[half - 1] + part[half]) / 2)
 
 
 def _between(a: Any, b: Any, t: float) -> float:

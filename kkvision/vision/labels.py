@@ -25,7 +25,7 @@ import numpy as np
 
 from ..vocab import ARITHMETIC
 from . import nets
-from .cages import grey_percentile, grey_percentiles
+from .cages import grey_percentile, grey_percentiles, median
 from .stages import LabelReading
 
 ALPHABET = "0123456789" + ARITHMETIC  # class k+1 is ALPHABET[k]; class 0 is the CTC blank (the model's order)
@@ -208,7 +208,7 @@ def _faint(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, float]]
     sure = [c for c, rd in zip(contrast, readings) if rd.best and rd.probability >= SURE]
     if len(sure) < FAINT_SURE:
         return readings
-    least = FAINT * float(np.median(sure))
+    least = FAINT * median(np.asarray(sure))
     out = []
     for c, rd in zip(contrast, readings):
         if c >= least or not rd.best:

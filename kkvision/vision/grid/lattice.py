@@ -31,6 +31,7 @@ import cv2
 import numpy as np
 
 from ...vocab import PICTURE_SIZES
+from ..cages import median
 
 SIZES = PICTURE_SIZES  # the sizes a lattice is tried with
 SEGMENT = 0.5  # a segment is at least this fraction of the smallest cell (1/9 of the side)
@@ -227,7 +228,7 @@ def judge(mask: np.ndarray, pad: int, cut: tuple[bool, bool, bool, bool] = (Fals
     picture's edge (a frame line there may have been cropped away)."""
     side = mask.shape[0] - 2 * pad
     rows, cols = strip_coverage(mask, pad)
-    base = float(min(np.median(rows), np.median(cols)))
+    base = min(median(rows), median(cols))
     need = max(LINE_OK, base + NOISE_MARGIN * (1.0 - base))
     edge = SEARCH * side / min(SIZES)
     sides = [line_support(cov, pad + p - (pad if p == 0 else edge), pad + p + (edge if p == 0 else pad))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from ..cages import grey_percentile
+from ..cages import grey_percentile, median
 from ..stages import MESH, SHRINK_TO, SIDE
 
 STRIPS_PER_CELL = 2  # strips along each line, per cell
@@ -71,7 +71,7 @@ def _robust(A: np.ndarray, d: np.ndarray, w: np.ndarray, cell: float, ridge: flo
         coef = np.linalg.solve((A * sw).T @ (A * sw) + reg, (A * sw).T @ (d * sw[:, 0]))
         res = np.abs(A @ coef - d)
         good = weight > 0
-        limit = max(OUTLIER * 1.48 * float(np.median(res[good])), MIN_OUTLIER * cell)
+        limit = max(OUTLIER * 1.48 * median(res[good]), MIN_OUTLIER * cell)
         new = np.where(res <= limit, w, 0.0)
         if np.array_equal(new > 0, good) or np.count_nonzero(new) < A.shape[1] + 1:
             break
@@ -93,7 +93,7 @@ def _line(u: np.ndarray, res: np.ndarray, w: np.ndarray, cell: float, strips: in
     if not _enough(u[kept], strips):
         return None
     out = np.zeros(DEG_LINE + 1)
-    gain = np.median(np.abs(res[kept])) - np.median(np.abs(res[kept] - _vander(u[kept], deg) @ coef))
+    gain = median(np.abs(res[kept])) - median(np.abs(res[kept] - _vander(u[kept], deg) @ coef))
     if gain > BETTER * cell:
         out[: deg + 1] = coef
     return out
@@ -308,7 +308,7 @@ def _shifts(inv: np.ndarray, margin: int, n: int) -> tuple[Shift, Shift]:
             if len(pos) == 0:
                 continue
             frame = strength[(ks == 0) | (ks == n)]
-            typical = float(np.median(frame)) if frame.size else float(np.median(strength))
+            typical = median(frame) if frame.size else median(strength)
             ok = (strength >= WEAK * typical) & (strength > 0)
             if np.count_nonzero(ok) < 2 * (DEG_FIELD + 1) ** 2:
                 continue
