@@ -81,6 +81,23 @@ def test_a_curved_geometrys_maps_interpolate_its_mesh_between_nodes():
     assert np.abs(got - expect).max() < 1e-3
 
 
+def test_a_resized_pictures_geometry_puts_each_square_point_where_the_resize_moves_it():
+    src = np.float32([[100, 80], [700, 120], [650, 690], [90, 640]])
+    H = cv2.getPerspectiveTransform(src, np.float32([[0, 0], [SIDE, 0], [SIDE, SIDE], [0, SIDE]]))
+    lines = tuple(k * SIDE / 6 for k in range(7))
+    g = GridGeometry(6, tuple(map(tuple, src)), lines, lines, H, light_on_dark=True)
+    half = g.resized(0.5, 0.25)
+    pts = np.random.default_rng(3).uniform(0, SIDE, (50, 2))
+    assert np.allclose(half.to_image(pts), (g.to_image(pts) + 0.5) * [0.5, 0.25] - 0.5)
+    assert half.corners[0] == (49.75, 19.625) and half.light_on_dark and (half.xs, half.ys, half.size) == (g.xs, g.ys, 6)
+    picture = np.zeros((800, 800), np.uint8)  # a mark where the grid's square puts a point, found there in the resized picture
+    cv2.circle(picture, tuple(int(v) for v in g.to_image(np.array([[450.0, 300.0]]))[0]), 12, 255, -1)
+    small = cv2.resize(picture, (400, 200), interpolation=cv2.INTER_AREA)
+    square = half.straighten(small)
+    y, x = np.unravel_index(np.argmax(cv2.GaussianBlur(square, (0, 0), 3)), square.shape)
+    assert abs(x - 450) < 8 and abs(y - 300) < 8
+
+
 def test_the_tracers_profiles_are_each_strips_median_over_its_pieces():
     import importlib
 

@@ -401,3 +401,24 @@ def test_the_start_message_names_addresses_that_work():
     assert _url_host("0.0.0.0") == "127.0.0.1" and _url_host("::") == "[::1]" and _url_host("10.0.0.5") == "10.0.0.5"
     assert phone_addresses("127.0.0.1") == []  # loopback only: no phone can reach it, none is named
     assert all(not a.startswith("127.") for a in phone_addresses("0.0.0.0"))
+
+
+def test_a_picture_bigger_than_it_is_sent_back_is_drawn_at_the_size_sent_where_the_command_line_draws(
+        client, tmp_path):
+    from kkvision.serve.work import SHOWN_SIDE
+
+    big = cv2.resize(cv2.imread(str(PHOTO)), None, fx=1.7, fy=1.7, interpolation=cv2.INTER_CUBIC)
+    path = tmp_path / "big.jpg"
+    cv2.imwrite(str(path), big, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    body = post(client, "solve", path).json()
+    assert body["records"][0]["ok"]
+    drawn = picture_of(body)
+    h, w = big.shape[:2]
+    size = (round(w * SHOWN_SIDE / max(h, w)), round(h * SHOWN_SIDE / max(h, w)))
+    assert max(h, w) > SHOWN_SIDE and drawn.shape[:2] == size[::-1]
+    assert main(["solve", str(path), "-o", str(tmp_path / "cli.png")]) == 0
+    cli = cv2.resize(cv2.imread(str(tmp_path / "cli.png")), size, interpolation=cv2.INTER_AREA)
+    plain = cv2.resize(big, size, interpolation=cv2.INTER_AREA).astype(int)
+    digits = np.abs(cli - plain).max(axis=2) > 60  # where the command line's answer digits are
+    here = np.abs(drawn - plain).max(axis=2) > 30
+    assert digits.sum() > 1000 and (here & digits).sum() > 0.9 * digits.sum() and here.sum() < 1.3 * digits.sum()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -136,16 +136,18 @@ def run(job: Job) -> Answer:
     except KkvisionError as exc:
         answer = failure(job.command, job.name, exc, round(time.perf_counter() - t0, 3))
         if loaded is not None and loaded.picture is not None:  # the page still shows what was sent
-            answer = _with_picture(answer, job, loaded.picture, loaded.picture, [])
+            answer = _with_picture(answer, job, loaded.picture.shape, _sent(loaded.picture)[0], [])
         return answer
     answer = Answer(status_of(records), tuple(records))
     if page.picture is not None:
         from ..render import draw
 
-        drawn = draw(page.picture, drawings) if drawings else page.picture
+        # drawn at the size it is sent back at: a phone's 12 MP photo is drawn over a third of its pixels
+        shown, sx, sy = _sent(page.picture)
+        drawn = draw(shown, [replace(d, geometry=d.geometry.resized(sx, sy)) for d in drawings]) if drawings else shown
         views = [view(o, o.geometry, {lb.cell for lb in job.labels if lb.puzzle in (None, o.index, job.puzzle)})
                  for o in page.outcomes if o.geometry is not None]
-        answer = _with_picture(answer, job, page.picture, drawn, views)
+        answer = _with_picture(answer, job, page.picture.shape, drawn, views)
     seconds = round(time.perf_counter() - t0, 3)
     return Answer(answer.status, tuple(dict(r, seconds=seconds) for r in answer.records), answer.picture,
                   answer.picture_type, answer.picture_name, answer.width, answer.height, answer.views, seconds)
@@ -299,18 +301,27 @@ def _cell_px(geom: GridGeometry) -> float:
     return sum(sides) / 4 / geom.size
 
 
-def _with_picture(answer: Answer, job: Job, original: np.ndarray, drawn: np.ndarray, views: list[View]) -> Answer:
-    """The answer with its picture: shrunk to SHOWN_SIDE at most, encoded as the command line writes
-    its answer picture for this input (a JPEG for a JPEG, else PNG: batch.output_suffix)."""
+def _sent(picture: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """The picture as it is sent back, shrunk to SHOWN_SIDE at most, and how much narrower and lower it is."""
+    import cv2
+
+    h, w = picture.shape[:2]
+    scale = min(1.0, SHOWN_SIDE / max(h, w))
+    if scale == 1.0:
+        return picture, 1.0, 1.0
+    shown = cv2.resize(picture, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    return shown, shown.shape[1] / w, shown.shape[0] / h
+
+
+def _with_picture(answer: Answer, job: Job, size: tuple[int, ...], shown: np.ndarray, views: list[View]) -> Answer:
+    """The answer with its picture (as _sent sends it back, of a picture of `size`, (h, w)), encoded as
+    the command line writes its answer picture for this input (a JPEG for a JPEG, else PNG: batch.output_suffix)."""
     import cv2
 
     from ..batch import output_suffix
     from ..render import OUTPUT_FORMATS
 
-    h, w = original.shape[:2]
-    scale = min(1.0, SHOWN_SIDE / max(h, w))
-    shown = drawn if scale == 1.0 else cv2.resize(drawn, (round(w * scale), round(h * scale)),
-                                                   interpolation=cv2.INTER_AREA)
+    h, w = size[:2]
     source = of_bytes(job.data, job.name)
     suffix = output_suffix(source)
     ok, data = cv2.imencode(suffix, shown, OUTPUT_FORMATS[suffix])

@@ -150,6 +150,15 @@ class GridGeometry:
         return GridGeometry(self.size, self.corners[k:] + self.corners[:k], xs, ys,
                             mesh=np.rot90(self.mesh, k, axes=(0, 1)).copy(), light_on_dark=self.light_on_dark)
 
+    def resized(self, sx: float, sy: float) -> GridGeometry:
+        """The same grid in the picture resized sx times as wide and sy times as high (its pixels'
+        centres kept in place, as cv2.resize keeps them: x -> (x + 0.5) * sx - 0.5)."""
+        assert self.mesh is not None
+        k = np.asarray([sx, sy])
+        corners = tuple((float((x + 0.5) * sx - 0.5), float((y + 0.5) * sy - 0.5)) for x, y in self.corners)
+        return GridGeometry(self.size, corners, self.xs, self.ys, mesh=(self.mesh + 0.5) * k - 0.5,
+                            light_on_dark=self.light_on_dark)
+
     def cell_box(self, r: int, c: int) -> tuple[float, float, float, float]:
         return self.xs[c], self.ys[r], self.xs[c + 1], self.ys[r + 1]
 
