@@ -123,6 +123,38 @@ def test_use_model_makes_later_loads_read_another_file(tmp_path):
     np.testing.assert_allclose(labels.probabilities(crops), shipped, atol=1e-6)
 
 
+def test_a_square_read_again_by_a_model_that_read_it_is_not_run_through_the_network_again(tmp_path, monkeypatch):
+    """A grid's retries (both models together, moved crops) read its square again with each model: the
+    readings are kept by square, boxes and model, and the network runs once for each; another array (an
+    equal copy), other boxes, another model, or another file put in a model's place (use_model) read anew."""
+    from importlib import resources
+
+    from kkvision.vision import nets
+
+    runs: list[str] = []
+    scores = nets.scores
+    monkeypatch.setattr(nets, "scores", lambda model, crops: runs.append(model) or scores(model, crops))
+    square = np.full((900, 900), 255, np.uint8)
+    cv2.putText(square, "12+", (110, 135), cv2.FONT_HERSHEY_SIMPLEX, 1.0, 0, 3)
+    boxes = [(100.0, 100.0, 200.0, 200.0), (200.0, 100.0, 300.0, 200.0)]
+    first = read_labels(square, boxes)
+    assert read_labels(square, boxes) == first and read_labels(square, list(boxes), labels.MODEL) == first
+    once = len(runs)
+    assert once >= 1 and set(runs) == {labels.MODEL}
+    read_labels(square.copy(), boxes)
+    read_labels(square, boxes[:1])
+    read_labels(square, boxes, labels.SECOND_MODEL)
+    assert len(runs) >= once + 3 and labels.SECOND_MODEL in runs
+    copy = tmp_path / "labels-copy.onnx"
+    copy.write_bytes(resources.files("kkvision.models").joinpath(labels.MODEL).read_bytes())
+    before = len(runs)
+    try:
+        nets.use_model(labels.MODEL, copy)
+        assert read_labels(square, boxes) == first and len(runs) > before
+    finally:
+        nets.use_model(labels.MODEL, None)
+
+
 @pytest.mark.parametrize("seed,heldout", [(16, False), (14, True)], ids=["train-0.43", "heldout-0.41"])
 def test_a_web_pages_big_labels_are_read_whole(seed, heldout):
     """Labels two fifths of the cell high reach below the usual crop (their feet cut off, '1' read '4',

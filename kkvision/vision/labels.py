@@ -19,6 +19,9 @@ The network runs with OpenCV's dnn module: no training framework at run time.
 from __future__ import annotations
 
 import math
+import threading
+import weakref
+from collections import OrderedDict
 
 import cv2
 import numpy as np
@@ -190,12 +193,37 @@ def decode(probs: np.ndarray, keep: int = 5) -> tuple[tuple[str, float], ...]:
 def read_labels(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, float]], model: str | None = None
                 ) -> list[LabelReading]:
     """The most probable texts of the label in each cell (an empty text: no
-    label), from the usual crop or, for a grid of big labels, the TALL one."""
+    label), from the usual crop or, for a grid of big labels, the TALL one.
+    A grid's retries read its square again with a model that read it before
+    (both models together, then from moved crops too): the last READ_MEMO
+    readings are kept, by square (the same array, never changed once made),
+    boxes and model."""
+    key = (id(gray), gray.shape, tuple(map(tuple, cell_boxes)), model or MODEL, nets.generation())
+    with _MEMO_LOCK:
+        kept = _MEMO.get(key)
+        if kept is not None and kept[0]() is gray:
+            _MEMO.move_to_end(key)
+            return list(kept[1])
+    readings = _read_labels(gray, cell_boxes, model)
+    with _MEMO_LOCK:
+        _MEMO[key] = (weakref.ref(gray), tuple(readings))
+        while len(_MEMO) > READ_MEMO:
+            _MEMO.popitem(last=False)
+    return readings
+
+
+def _read_labels(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, float]], model: str | None
+                 ) -> list[LabelReading]:
     crops, usual = _read(gray, cell_boxes, (1.0, 1.0), model)
     if all(rd.texts and rd.texts[0][1] >= SURE for rd in usual) or _cut_off(crops, usual) < CUT_OFF:
         return _faint(gray, cell_boxes, usual)
     _, tall = _read(gray, cell_boxes, TALL, model)
     return _faint(gray, cell_boxes, tall if _sureness(tall) > _sureness(usual) + TALL_GAIN else usual)
+
+
+READ_MEMO = 8  # readings kept for a grid's retries: its square read by each model, upright and the other ways round
+_MEMO: OrderedDict[tuple[object, ...], tuple[weakref.ref[np.ndarray], tuple[LabelReading, ...]]] = OrderedDict()
+_MEMO_LOCK = threading.Lock()
 
 
 def _faint(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, float]], readings: list[LabelReading]

@@ -33,6 +33,7 @@ from ..errors import MissingDependency
 
 _LOCK = threading.Lock()
 _FILES: dict[str, Path] = {}  # model name -> the file use_model put in its place
+_GENERATION = [0]  # how many times use_model has changed a model (what a model name means)
 
 
 def use_model(model: str, path: str | Path | None) -> None:
@@ -49,6 +50,13 @@ def use_model(model: str, path: str | Path | None) -> None:
                 raise FileNotFoundError(f"no model file {path}")
             _FILES[model] = path
         _net.cache_clear()
+        _GENERATION[0] += 1
+
+
+def generation() -> int:
+    """A number that changes whenever use_model changes what a model name runs (results kept by
+    model name are kept with it)."""
+    return _GENERATION[0]
 
 
 @lru_cache(maxsize=4)
