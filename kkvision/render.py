@@ -24,8 +24,8 @@ from PIL import Image, ImageDraw, ImageFont
 
 from .errors import OutputError, OutputExists
 from .puzzle import Grid
-from .vision.cages import grey_percentile, percentile
 from .vision.stages import SIDE, GridGeometry, LabelDecision
+from .vision.stats import grey_percentile, percentile
 from .vocab import Cell, label_display
 
 FONT_NAMES = ("DejaVuSans-Bold.ttf", "LiberationSans-Bold.ttf", "FreeSansBold.ttf")

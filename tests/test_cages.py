@@ -11,17 +11,9 @@ from hypothesis import strategies as st
 
 from devtools.generate import random_puzzle
 from devtools.synth import TRAIN_FONTS, available, random_look, render, render_flat
-from kkvision.vision.cages import (
-    _split,
-    _splits,
-    darkness,
-    find_cages,
-    grey_percentile,
-    grey_percentiles,
-    median,
-    percentile,
-)
+from kkvision.vision.cages import _split, _splits, darkness, find_cages
 from kkvision.vision.grid import find_grid
+from kkvision.vision.stats import grey_percentile, grey_percentiles, median, percentile
 
 FONTS = available(TRAIN_FONTS)
 

@@ -28,8 +28,8 @@ import numpy as np
 
 from ..vocab import ARITHMETIC
 from . import nets
-from .cages import grey_percentile, grey_percentiles, median
 from .stages import LabelReading
+from .stats import grey_percentile, grey_percentiles, median
 
 ALPHABET = "0123456789" + ARITHMETIC  # class k+1 is ALPHABET[k]; class 0 is the CTC blank (the model's order)
 CROP_H, CROP_W = 40, 88

@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 
 from ...vocab import PICTURE_SIZES
-from ..cages import median
+from ..stats import median
 
 SIZES = PICTURE_SIZES  # the sizes a lattice is tried with
 SEGMENT = 0.5  # a segment is at least this fraction of the smallest cell (1/9 of the side)

@@ -17,8 +17,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from ..cages import grey_percentile, median
 from ..stages import MESH, SHRINK_TO, SIDE
+from ..stats import grey_percentile, median
 
 STRIPS_PER_CELL = 2  # strips along each line, per cell
 PIECES = 8  # a strip's darkness per row is the median over this many pieces of it
