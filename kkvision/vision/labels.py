@@ -198,7 +198,7 @@ def read_labels(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, fl
     (both models together, then from moved crops too): the last READ_MEMO
     readings are kept, by square (the same array, never changed once made),
     boxes and model."""
-    key = (id(gray), gray.shape, tuple(map(tuple, cell_boxes)), model or MODEL, nets.generation())
+    key = (id(gray), tuple(map(tuple, cell_boxes)), model or MODEL, nets.generation())  # id: checked below
     with _MEMO_LOCK:
         kept = _MEMO.get(key)
         if kept is not None and kept[0]() is gray:
@@ -221,7 +221,7 @@ def _read_labels(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, f
     return _faint(gray, cell_boxes, tall if _sureness(tall) > _sureness(usual) + TALL_GAIN else usual)
 
 
-READ_MEMO = 8  # readings kept for a grid's retries: its square read by each model, upright and the other ways round
+READ_MEMO = 8  # readings kept: a grid's retries read its square again by each model (both together, then the unmoved crops first)
 _MEMO: OrderedDict[tuple[object, ...], tuple[weakref.ref[np.ndarray], tuple[LabelReading, ...]]] = OrderedDict()
 _MEMO_LOCK = threading.Lock()
 

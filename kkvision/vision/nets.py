@@ -33,7 +33,7 @@ from ..errors import MissingDependency
 
 _LOCK = threading.Lock()
 _FILES: dict[str, Path] = {}  # model name -> the file use_model put in its place
-_GENERATION = [0]  # how many times use_model has changed a model (what a model name means)
+_generation = 0  # how many times use_model has changed a model (what a model name means)
 
 
 def use_model(model: str, path: str | Path | None) -> None:
@@ -41,6 +41,7 @@ def use_model(model: str, path: str | Path | None) -> None:
     "labels.onnx") in this process read the ONNX file `path` instead of the
     shipped one; None goes back to the shipped one.  A process pool's
     workers must call it too (e.g. as the pool's initializer)."""
+    global _generation
     with _LOCK:
         if path is None:
             _FILES.pop(model, None)
@@ -50,13 +51,13 @@ def use_model(model: str, path: str | Path | None) -> None:
                 raise FileNotFoundError(f"no model file {path}")
             _FILES[model] = path
         _net.cache_clear()
-        _GENERATION[0] += 1
+        _generation += 1
 
 
 def generation() -> int:
     """A number that changes whenever use_model changes what a model name runs (results kept by
     model name are kept with it)."""
-    return _GENERATION[0]
+    return _generation
 
 
 @lru_cache(maxsize=4)

@@ -260,7 +260,7 @@ def _finds(profiles: np.ndarray, lines: np.ndarray, half: float, cell: float
             p = _nearest_like(look, wide, lo - elo, p, c - lo, floor, top, cell)
             top = float(look[p])
         level = (top + floor) / 2
-        listed = seg.tolist()
+        listed = wide[lo - elo:hi - elo]  # seg, as a list
         a, b = _run(listed, p, level)
         centre = _centre(listed, a, b, level)
         rest = look  # without the bands
@@ -303,8 +303,8 @@ def _profiles(summed: np.ndarray, margin: int, strips: int, across: bool = False
     means = sums / np.diff(edges)
     pieces = np.sort(means.reshape(sums.shape[0], strips, PIECES), axis=2)
     middle = PIECES // 2  # np.median's number: the middle one, or the mean of the middle two
-    median = pieces[..., middle] if PIECES % 2 else (pieces[..., middle - 1] + pieces[..., middle]) / 2
-    return median.T
+    middles = pieces[..., middle] if PIECES % 2 else (pieces[..., middle - 1] + pieces[..., middle]) / 2
+    return middles.T
 
 
 def _shifts(inv: np.ndarray, margin: int, n: int) -> tuple[Shift, Shift]:
