@@ -1,7 +1,7 @@
 """Statistics of arrays the vision stages take many times a picture, each giving numpy's number to
 the last bit (np.percentile's linear method, np.median) without numpy's per-call overhead, or from
 histograms where the values are whole grey levels.  Every one is tested against numpy's
-(tests/test_cages.py): the stages read the same numbers whichever form computes them."""
+(tests/test_stats.py): the stages read the same numbers whichever form computes them."""
 
 from __future__ import annotations
 
