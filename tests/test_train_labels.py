@@ -2,6 +2,7 @@
 installed (reshape) stays inside the room its cell gives it, and really changes its shape."""
 
 import random
+from importlib import resources
 
 import numpy as np
 import pytest
@@ -46,3 +47,44 @@ def test_reshaping_changes_width_slant_and_weight():
         inks.add(round(float((out > 127).sum()) / float((mask > 127).sum()), 1))
     assert min(widths) <= 0.85 and max(widths) >= 1.15  # condensed and extended (or slanted) faces
     assert min(inks) <= 0.8 and max(inks) >= 1.2  # lighter and heavier faces
+
+
+@pytest.mark.parametrize("kind", ["dense", "separable"])
+def test_each_network_gives_the_readers_shape_and_opencv_runs_it_as_torch_does(kind, tmp_path):
+    """Both kinds of label network map a crop to 15 class scores for each of 22 columns, and their
+    ONNX export runs in OpenCV's dnn (grouped convolutions included) with torch's numbers."""
+    torch = pytest.importorskip("torch")
+    from devtools.train_labels import export, network
+    from kkvision.vision.labels import ALPHABET, CROP_H, CROP_W
+
+    torch.manual_seed(0)
+    model = network(kind)
+    assert model(torch.zeros(2, 1, CROP_H, CROP_W)).shape == (2, len(ALPHABET) + 1, 1, CROP_W // 4)
+    export(model, tmp_path / "net.onnx")  # raises SystemExit when OpenCV's numbers differ from torch's
+    assert (tmp_path / "net.onnx").stat().st_size < 1_000_000
+
+
+def test_an_unknown_network_is_refused():
+    pytest.importorskip("torch")
+    from devtools.train_labels import network
+
+    with pytest.raises(ValueError, match="separable"):
+        network("resnet")
+
+
+def test_the_teacher_runs_the_shipped_model_as_kkvision_does():
+    """--teacher's scores are the reader's own: the shipped label model's through OpenCV, and its best
+    text of a crop is what kkvision's label stage decodes from them."""
+    from devtools.train_labels import Teacher
+    from kkvision.vision import labels, nets
+
+    rng = np.random.default_rng(0)
+    crops = (rng.random((3, labels.CROP_H, labels.CROP_W)) < 0.05).astype(np.uint8) * 255
+    with resources.as_file(resources.files("kkvision.models").joinpath(labels.MODEL)) as path:
+        teacher = Teacher(path)
+    want = nets.scores(labels.MODEL, list(crops.astype(np.float32) / 255.0))
+    got = teacher.scores(crops.astype(np.float32) / 255.0)
+    assert got.shape == (3, len(labels.ALPHABET) + 1, labels.CROP_W // 4)
+    assert np.allclose(got, want.reshape(got.shape), atol=1e-5)
+    assert teacher.reads(crops) == [labels.decode(p, keep=1)[0][0] for p in labels.probabilities(
+        list(crops.astype(np.float32) / 255.0))]
