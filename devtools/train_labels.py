@@ -83,6 +83,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from devtools import strokes
+from kkvision.vision import nets
 from kkvision.vision.labels import (
     ALPHABET,
     CROP_H,
@@ -629,9 +630,8 @@ class Teacher:
         """The teacher's best text for each stored (uint8) crop."""
         out = []
         for i in range(0, len(crops), 512):
-            logits = self.scores(crops[i:i + 512].astype(np.float32) / 255.0)
-            e = np.exp(logits - logits.max(axis=1, keepdims=True))
-            out += [decode(p, keep=1)[0][0] for p in (e / e.sum(axis=1, keepdims=True)).transpose(0, 2, 1)]
+            probs = nets.softmax(self.scores(crops[i:i + 512].astype(np.float32) / 255.0).transpose(0, 2, 1), axis=2)
+            out += [decode(p, keep=1)[0][0] for p in probs]
         return out
 
 
@@ -670,7 +670,9 @@ def reads(model, crops: np.ndarray) -> list[str]:  # type: ignore[no-untyped-def
 
 
 def accuracy(model, crops: np.ndarray, texts: list[str]) -> float:  # type: ignore[no-untyped-def]
-    return sum(a == b for a, b in zip(reads(model, crops), texts)) / max(1, len(texts))
+    """The share of crops whose best text is right: `model` a network being trained, or a Teacher."""
+    got = model.reads(crops) if isinstance(model, Teacher) else reads(model, crops)
+    return sum(a == b for a, b in zip(got, texts)) / max(1, len(texts))
 
 
 def train(args: argparse.Namespace) -> None:
@@ -702,10 +704,9 @@ def train(args: argparse.Namespace) -> None:
     hx = np.stack([(c * 255).astype(np.uint8) for c in real["heldout"][0]]) if real["heldout"][1] else None
     teacher = Teacher(args.teacher) if args.teacher else None
     if teacher is not None:  # what the network is taught to match, on the same measures
-        msg = "teacher: " + ", ".join(f"held-out {g!r} fonts {np.mean([a == b for a, b in zip(teacher.reads(vx), vy)]):.1%}"
-                                      for g, (vx, vy, _) in vals.items())
+        msg = "teacher: " + ", ".join(f"held-out {g!r} fonts {accuracy(teacher, vx, vy):.1%}" for g, (vx, vy, _) in vals.items())
         if hx is not None:
-            msg += f", real held-out {np.mean([a == b for a, b in zip(teacher.reads(hx), real['heldout'][1])]):.1%}"
+            msg += f", real held-out {accuracy(teacher, hx, real['heldout'][1]):.1%}"
         print(msg, flush=True)
     model = network(args.net).to(args.device)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
@@ -791,7 +792,7 @@ def main() -> None:
     ap.add_argument("--blurry", type=float, default=BLURRY,
                     help="share of crops blurred more than a person reads easily (0: none)")
     ap.add_argument("--net", default=NETS[0], choices=NETS,
-                    help="the network's layers (network(); the shipped models: see models/README.md)")
+                    help="the network's layers (network(); both shipped models: dense)")
     ap.add_argument("--teacher", type=Path, metavar="ONNX",
                     help="a trained label model whose column scores the network is also taught to match")
     ap.add_argument("--distil", type=float, default=1.0, help="the weight of matching the teacher (--teacher)")
