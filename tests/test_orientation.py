@@ -110,3 +110,37 @@ def test_a_turned_picture_the_first_label_model_reads_nearly_is_read_by_the_seco
     notes = page.outcomes[0].result.notes
     assert any("on its side" in note for note in notes) and any("second label model" in note for note in notes)
 
+
+def test_the_second_model_reads_no_turned_grid_when_no_way_round_can_beat_its_upright_reading(monkeypatch):
+    """_turned_again reads every way round with the second model only to take one whose labels read as
+    clues for TURN_CLUED more of the cages than upright: when the second model's upright share is above
+    1 - TURN_CLUED no way round can, so none is read (a blurred book photo, upright: ~0.5 s)."""
+    from kkvision.vision import read
+    from kkvision.vision.stages import Trace
+
+    shares: dict[int, float] = {}
+    calls: list[object] = []
+
+    def read_once(*args, **kwargs):
+        calls.append(kwargs.get("second_model"))
+        raise AssertionError("no way round should be read")
+
+    monkeypatch.setattr(read, "_clued", lambda trace: shares[id(trace)])
+    monkeypatch.setattr(read, "_read_once", read_once)
+    corners = ((0.0, 0.0), (900.0, 0.0), (900.0, 900.0), (0.0, 900.0))
+    geom = GridGeometry(3, corners, (0.0, 300.0, 600.0, 900.0), (0.0, 300.0, 600.0, 900.0), homography=np.eye(3))
+    upright, second, turned = Trace(), Trace(), [(k, Trace()) for k in read.TURNS]
+    for _, t in turned:
+        shares[id(t)] = 0.1  # the first model read nothing much any way round
+    shares[id(upright)] = 0.7
+    for upright_second, expect_reads in ((1.0 - read.TURN_CLUED + 0.01, 0), (1.0 - read.TURN_CLUED - 0.01, 3)):
+        shares[id(second)] = upright_second
+        calls.clear()
+        if expect_reads:
+            with pytest.raises(AssertionError, match="no way round"):
+                read._turned_again(geom, np.zeros((8, 8), np.uint8), "x", None, upright, [upright, second], turned)
+            assert calls == [True]  # the first way round was read by the second model
+        else:
+            assert read._turned_again(geom, np.zeros((8, 8), np.uint8), "x", None, upright, [upright, second],
+                                      turned) == []
+            assert calls == []

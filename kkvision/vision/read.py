@@ -347,6 +347,8 @@ def _turned_again(geom: GridGeometry, square: np.ndarray, name: str, opts: Visio
         return again(k, [turned], UPRIGHT_RETRIES)
     if len(upright_tries) < 2:  # the second model did not read it upright
         return []
+    if _clued(upright_tries[1]) + TURN_CLUED > 1.0:  # no way round can read as clues for that many more
+        return []
     seconds: list[tuple[int, Trace, Trace, Reading | None]] = []
     for k, turned in tried:
         second = Trace()
