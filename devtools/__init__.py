@@ -4,10 +4,8 @@ synth.py         synthetic puzzle pictures in many styles, for tests, benchmarks
 scenes.py        domain-randomised scenes (apps, web pages, print, filled-in, photos, turned, dim) with
                  their truth, for bench/scenes.py (drawing: scene_board.py, furniture and optics: scene_parts.py)
 generate.py      the puzzle generator: random puzzles with a known (optionally unique) solution
-train_labels.py  trains the cage-label readers, models/labels.onnx and models/labels-second.onnx
+train_labels.py  trains the cage-label reader, models/labels.onnx
                  (`python -m devtools.train_labels`, from the repository root)
-labels-dense.onnx  the dense label model shipped as models/labels.onnx up to 334e554: the teacher
-                 train_labels.py --teacher needs to make today's labels.onnx again (models/README.md)
 train_digits.py  trains the cell-digit reader, models/digits.onnx
                  (`python -m devtools.train_digits`, from the repository root)
 

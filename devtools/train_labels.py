@@ -5,12 +5,8 @@ From the repository root (dev-only: not installed with the package):
     .venv/bin/pip install -e '.[train]'          # PyTorch (CPU) and onnx
     .venv/bin/python -m devtools.train_labels --real ../shared/real-dev     # models/labels-second.onnx
 
-models/labels.onnx, the first label model, is the separable network taught by the dense model
-that was shipped in its place before (kept as devtools/labels-dense.onnx; made by this script as of
-commit 72f673f, before --reshape: --reshape 0 --small 0.12 is its recipe today):
-
-    .venv/bin/python -m devtools.train_labels --net separable --teacher devtools/labels-dense.onnx \
-        --reshape 0 --small 0.12 --real ../shared/real-dev --out models/labels.onnx    # 51 minutes
+models/labels.onnx, the first label model, was made by this script as of commit 72f673f
+(before --reshape; --reshape 0 --small 0.12 --out models/labels.onnx is its recipe today).
 
 What it learns: kkvision.vision.labels reads a fixed crop of the top of each
 cell (labels.label_crop) with a small convolutional network and CTC decoding.
@@ -585,11 +581,7 @@ def network(kind: str = NETS[0]):  # type: ignore[no-untyped-def]
     (150,000 crops, 6 epochs, 51 minutes): 83.0% and 77.5%, real held-out crops 332/332; in labels.onnx's
     place real-dev's labels 485/485, 42/42 solved, IMG_0668 refused still; scenes train themes 581/584
     boards (580) but one scene's puzzles miscounted (419/420), held-out themes 567/572 (567), WRONG 0.
-    Shipped as labels.onnx since: the refusal is a photo whose truth has no labels, which the dense
-    model answered only by taking two labels otherwise than it read them (A1 '5-' as 3-, A3 '6-' as 1-);
-    the scene is an app's keypad beside the board whose key '8' (its top, in the label's crop) this
-    model reads as a label '6' at 0.60, so the keypad, one of three "cages" labelled, is kept as a
-    second grid and refused (exit 5), never answered."""
+    Not shipped yet: that refusal and that scene are to be understood first."""
     import torch.nn as nn
 
     def block(cin: int, cout: int) -> list:  # type: ignore[type-arg]
@@ -800,7 +792,7 @@ def main() -> None:
     ap.add_argument("--blurry", type=float, default=BLURRY,
                     help="share of crops blurred more than a person reads easily (0: none)")
     ap.add_argument("--net", default=NETS[0], choices=NETS,
-                    help="the network's layers (network(); labels.onnx: separable, labels-second.onnx: dense)")
+                    help="the network's layers (network(); both shipped models: dense)")
     ap.add_argument("--teacher", type=Path, metavar="ONNX",
                     help="a trained label model whose column scores the network is also taught to match")
     ap.add_argument("--distil", type=float, default=1.0, help="the weight of matching the teacher (--teacher)")

@@ -2,7 +2,6 @@
 at a third of its contrast is read as the same puzzle (issue 15)."""
 
 import json
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -81,24 +80,11 @@ def test_a_turned_geometry_maps_the_turned_square_to_the_same_picture_points(k):
     assert turned.turned(4 - k % 4).xs == geom.xs if k % 4 else turned is geom
 
 
-@pytest.fixture
-def dense_first_model():
-    """The first label model as it was up to 334e554 (devtools/labels-dense.onnx, the shipped model's
-    teacher): the recorded model that leaves the case below to the second model."""
-    from kkvision.vision import labels, nets
-
-    nets.use_model(labels.MODEL, Path(__file__).parents[1] / "devtools" / "labels-dense.onnx")
-    yield
-    nets.use_model(labels.MODEL, None)
-
-
-def test_a_turned_picture_the_first_label_model_reads_nearly_is_read_by_the_second_that_way_round(
-        dense_first_model):
-    """turned-heldout-57 (a newsprint page on its side, small halftone labels), with the dense first
-    model: turned the right way round, it reads all but a few of the 7x7's labels as clues, yet gives
-    no answer; upright nothing reads.  The second label model is asked that way round (the one whose
-    labels read as clues for clearly more cages), and solves both of the page's puzzles.  (The
-    shipped first model reads that 7x7 turned by itself.)"""
+def test_a_turned_picture_the_first_label_model_reads_nearly_is_read_by_the_second_that_way_round():
+    """turned-heldout-57 (a newsprint page on its side, small halftone labels): turned the right way
+    round, the first label model reads all but a few of the 7x7's labels as clues, yet gives no
+    answer; upright nothing reads.  The second label model is asked that way round (the one whose
+    labels read as clues for clearly more cages), and solves both of the page's puzzles."""
     from devtools.scenes import scene
 
     sc = scene("turned", 57, heldout=True)

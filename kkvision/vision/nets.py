@@ -8,8 +8,7 @@ only, use_model makes a model name read another file (a model being trained
 or compared); kkvision itself never calls it.
 
 Why OpenCV's dnn and not onnxruntime (measured, and taken back out): on the
-dense label network shipped up to 334e554 (the separable one since takes ~40
-ms in OpenCV) onnxruntime's forward passes of a 9x9 book photo take 53 ms
+label network onnxruntime's forward passes of a 9x9 book photo take 53 ms
 rather than 89 on one core (37 rather than 47 on two), with the same scores
 to ~1e-5; but a new process pays ~50 ms for its import, its session and its
 teardown, so `kkvision solve` of the 6x6 photo took ~25 ms longer (0.54 s
