@@ -34,7 +34,7 @@ NO_GRID = (f"no puzzle grid found: no square frame with evenly spaced lines for 
            " cells (crop closer, or photograph the grid straight on)")
 
 FIND_SIDE = 1000  # candidates are looked for with the picture's longer side at most this
-FINE_SIDE = 2 * FIND_SIDE  # ... and, when no look found a whole grid, at most this: a phone's screenshot (2400-2800
+FINE_SIDE = 2 * FIND_SIDE  # ... and, when no look before gave a grid read, at most this: a phone's screenshot (2400-2800
                            # px tall) shrunk to FIND_SIDE loses its one-pixel faint cell lines, and cages drawn as
                            # dashed outlines inside the cells are no border joined to the frame
 FINE_FROM = 1.5  # ... a picture that much bigger than FIND_SIDE (less shrunk, its lines are kept)
@@ -257,11 +257,14 @@ def searches(image: np.ndarray) -> Iterator[list[tuple[GridGeometry, np.ndarray]
     they are tried: the picture; its negative (a dark theme's light lines);
     and, for a dim or washed-out picture (its grey levels spanning less than
     LOW_CONTRAST), both again with the contrast stretched, since ink is told
-    from paper by a fixed step in grey (lattice.ink); and when none of those
-    found a whole grid, both turned face on (rectify.face_on: a grid
-    photographed askew whose frame runs into its surroundings); and last, for
-    a big picture, both shrunk less (FINE_SIDE: a phone screenshot's hairline
-    cell lines fade when it is shrunk to FIND_SIDE).  find_grids takes the
+    from paper by a fixed step in grey (lattice.ink); then both turned face on
+    (rectify.face_on: a grid photographed askew whose frame runs into its
+    surroundings, where the looks before found no whole grid or only a block
+    of its cages); and last, for a big picture, both shrunk less (FINE_SIDE: a
+    phone screenshot's hairline cell lines fade when it is shrunk to
+    FIND_SIDE).  The looks are made only as they are asked for: a reader that
+    has what it wants stops asking (so the last looks cost only a picture
+    whose grids so far were none, no KenKen, or refused).  find_grids takes the
     first that finds any; a page reader goes on to the next when those it
     found are no KenKen (a dark site's sudoku ads, dark on light, beside its
     light-on-dark KenKen).  A grid found once is not found again: a later
