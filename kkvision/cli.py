@@ -191,14 +191,16 @@ def versions() -> str:
 
     import cv2
 
-    try:
-        ortools_version = version("ortools")
-    except PackageNotFoundError:
-        ortools_version = "missing"
+    def of(package: str) -> str:
+        try:
+            return version(package)
+        except PackageNotFoundError:
+            return "missing"
+
     from .vision import ocr
 
-    return (f"kkvision {__version__} (OpenCV {cv2.__version__}, OR-Tools {ortools_version},"
-            f" tesseract {ocr.version() or 'not installed'})")
+    return (f"kkvision {__version__} (OpenCV {cv2.__version__}, onnxruntime {of('onnxruntime')},"
+            f" OR-Tools {of('ortools')}, tesseract {ocr.version() or 'not installed'})")
 
 
 def _options(args: argparse.Namespace) -> Options:
@@ -281,7 +283,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
     report = _open_report(args.report)
     jobs = min(args.jobs or os.cpu_count() or 1, len(tasks))
     # the workers leave Ctrl-C to this process, which stops them (a solve cut short is no time-out)
-    executor = ProcessPoolExecutor(jobs, initializer=_ignore_interrupts) if several and jobs > 1 else None
+    executor = None
+    if several and jobs > 1:
+        cores = os.cpu_count() or 1
+        executor = ProcessPoolExecutor(jobs, initializer=_worker_start, initargs=(max(1, cores // jobs),))
+    elif several:
+        _run_many()
     counts: Counter[str] = Counter()
     first_failure = 0
     done: set[str] = set()  # inputs with a record: a page's records share its input
@@ -316,8 +323,18 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return first_failure
 
 
-def _ignore_interrupts() -> None:
+def _worker_start(threads: int) -> None:
+    """A batch worker: Ctrl-C is the batch's to handle; the networks run many times (_run_many)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _run_many(threads)
+
+
+def _run_many(threads: int | None = None) -> None:
+    """This process reads many pictures: the networks run with onnxruntime, whose passes are quicker
+    once its start (~50 ms) is paid (vision/nets.py)."""
+    from .vision import nets
+
+    nets.use_runtime(threads)
 
 
 def _stop(executor: ProcessPoolExecutor) -> None:

@@ -84,6 +84,7 @@ def test_version_names_the_engines(capsys):
     assert code == 0
     out = capsys.readouterr().out
     assert out.startswith("kkvision ") and "OpenCV" in out and "OR-Tools" in out and "tesseract" in out
+    assert "onnxruntime 1." in out  # the networks' runtime in the server and a batch, installed with kkvision
 
 
 def test_quiet_and_verbose_are_taken_after_the_subcommand(samples, tmp_path, capfd):
