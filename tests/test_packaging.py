@@ -59,7 +59,7 @@ def onnxruntime_engine():
 
     assert nets.use_runtime()
     yield nets
-    nets._runtime_threads = nets._ENGINE_OFF
+    nets.use_opencv()
 
 
 @pytest.mark.parametrize("model, crop", [("labels.onnx", (40, 88)), ("labels-second.onnx", (40, 88)),
@@ -83,7 +83,7 @@ def test_onnxruntime_gives_what_opencv_dnn_gives(onnxruntime_engine, model, crop
         assert nets._session.cache_info().currsize >= 1
     finally:
         cv2.setNumThreads(old)
-    nets._runtime_threads = nets._ENGINE_OFF
+    nets.use_opencv()
     assert nets.engine() == "opencv"
     want = nets.scores(model, crops)
     assert got.shape == want.shape
@@ -143,5 +143,5 @@ def test_a_server_worker_warms_up_onnxruntime_for_each_thread_count_a_job_may_ge
         assert {(labels.MODEL, t) for t in {OPENCV_THREADS, cores()}} <= set(made)
         assert {("digits.onnx", t) for t in {OPENCV_THREADS, cores()}} <= set(made)
     finally:
-        nets._runtime_threads = nets._ENGINE_OFF
+        nets.use_opencv()
         cv2.setNumThreads(old)

@@ -47,8 +47,8 @@ _generation = 0  # how many times use_model has changed a model (what a model na
 # crops onnxruntime runs at once: its memory arena keeps room for the largest batch it ran (a 9x9 grid's 81
 # label crops: ~80 MB more per worker); 16 at a time cost the same time per crop and ~25 MB
 BATCH = 16
-_ENGINE_OFF = 0  # _runtime_threads when the networks run with OpenCV's dnn
-_runtime_threads: int | None = _ENGINE_OFF  # use_runtime's: None = onnxruntime on OpenCV's thread count
+_engine = "opencv"  # what runs the networks in this process: "opencv" (its dnn module) or "onnxruntime"
+_runtime_threads: int | None = None  # onnxruntime's threads as use_runtime fixed them (None: OpenCV's count)
 
 
 def use_model(model: str, path: str | Path | None) -> None:
@@ -81,20 +81,27 @@ def use_runtime(threads: int | None = None) -> bool:
     with onnxruntime from now on, on `threads` threads (None: as many as OpenCV is set to use at each
     run).  False, and OpenCV's dnn kept, when onnxruntime cannot be imported (a broken install: the
     answers are the same, only slower)."""
-    global _runtime_threads
+    global _engine, _runtime_threads
     try:
         runtime()
     except MissingDependency as exc:
         log.info("%s; the networks run with OpenCV's dnn", exc.message)
         return False
     with _LOCK:
-        _runtime_threads = threads
+        _engine, _runtime_threads = "onnxruntime", threads
     return True
+
+
+def use_opencv() -> None:
+    """Back to OpenCV's dnn for the networks, as a new process runs them (tests and benchmarks)."""
+    global _engine, _runtime_threads
+    with _LOCK:
+        _engine, _runtime_threads = "opencv", None
 
 
 def engine() -> str:
     """The engine that runs the networks in this process: "opencv" or "onnxruntime"."""
-    return "opencv" if _runtime_threads == _ENGINE_OFF else "onnxruntime"
+    return _engine
 
 
 def runtime() -> Any:
@@ -142,7 +149,7 @@ def scores(model: str, crops: list[np.ndarray]) -> np.ndarray:
     """The network's raw output for a batch of single-channel crops (N, 1, h, w)."""
     blob = np.stack(crops).astype(np.float32)[:, None]
     with _LOCK:
-        if _runtime_threads == _ENGINE_OFF:
+        if _engine == "opencv":
             net = _net(model)
             net.setInput(blob)
             return net.forward()
