@@ -560,3 +560,26 @@ def test_the_grid_stages_components_are_labelled_as_opencvs_default_labels_them(
         count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
         got = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, COMPONENTS)
         assert got[0] == count and np.array_equal(got[1], labels) and np.array_equal(got[2], stats)
+
+
+def test_a_grid_held_back_as_a_part_is_given_before_the_face_on_looks(monkeypatch):
+    """A 5x5 whose frame's top and bottom lines run on to the picture's sides (an app's layout lines):
+    the first look finds it as a part, held back while the negative may show a whole grid; it is
+    given before the picture is turned face on (those looks cost a screenshot ~0.3-0.5 s), and once."""
+    import kkvision.vision.grid as grid
+
+    img = np.full((1000, 800, 3), 255, np.uint8)
+    x0, y0, cell, n = 100, 200, 110, 5
+    for k in range(n + 1):
+        width = 6 if k in (0, n) else 2
+        cv2.line(img, (x0 + k * cell, y0), (x0 + k * cell, y0 + n * cell), (0, 0, 0), width)
+        xa, xb = (0, 799) if k in (0, n) else (x0, x0 + n * cell)
+        cv2.line(img, (xa, y0 + k * cell), (xb, y0 + k * cell), (0, 0, 0), width)
+    face_on = []
+    real = grid._face_on
+    monkeypatch.setattr(grid, "_face_on", lambda look: face_on.append(1) or real(look))
+    looks = [([geom.size for geom, _ in found], len(face_on)) for found in grid.searches(img)]
+    assert looks[0] == ([], 0)  # a part: held back
+    given = [(sizes, turned) for sizes, turned in looks if sizes]
+    assert given == [([n], 0)]  # given once, before any face-on look
+    assert face_on  # the face-on looks are still made after it, when the reader asks for them

@@ -271,9 +271,12 @@ def searches(image: np.ndarray) -> Iterator[list[tuple[GridGeometry, np.ndarray]
     look gives only grids apart from those found before (the negative of a
     sudoku left out shows its boxes and cells as frames).  A look that finds
     no whole grid, only a part (a block of a bigger grid, or a grid cut by the
-    picture's edge), gives it only after every later look found no whole grid:
-    a dark theme's faint light lines may make a block of cells look like a
-    grid in the picture as it is, while its whole grid shows in the negative.  A dark theme's grid
+    picture's edge), gives it only after the negative and the stretched looks
+    found no whole grid (a dark theme's faint light lines may make a block of
+    cells look like a grid in the picture as it is, while its whole grid
+    shows in the negative), and before the face-on and finer looks: a
+    screenshot's grid whose frame runs on into the screen's lines is most
+    often such a part, and those looks cost it ~0.3-0.5 s.  A dark theme's grid
     found in the picture as it is is framed by the dark beside its light lines, a few pixels in: it
     is taken as the negative frames it, when the negative finds it."""
     gray = to_gray(image)
@@ -309,6 +312,9 @@ def searches(image: np.ndarray) -> Iterator[list[tuple[GridGeometry, np.ndarray]
         base = np.clip((gray.astype(np.float32) - lo) * (255.0 / max(1.0, hi - lo)), 0, 255).astype(np.uint8)
         yield apart(_grids(gray, base))
         yield apart(_grids(gray, 255 - base))
+    if partial:  # the part held back, read before the costlier looks (~0.3-0.5 s a screenshot): most often it is
+        yield partial[:]  # the grid, its frame running on into the screen's lines or cut by its edge
+        partial.clear()  # (a later look's part is held back to the end)
     for look in (base, 255 - base):  # no whole grid yet: a grid photographed askew, its frame run into its
         turned = _face_on(look)      # surroundings, is found with the picture turned face on
         if turned is not None:
