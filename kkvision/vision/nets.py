@@ -13,8 +13,8 @@ networks many times and says so (use_runtime: the web server's workers, a
 batch's).  onnxruntime's forward passes are quicker (the label network on a
 9x9 grid's 81 crops: ~50 ms rather than ~88 on one core, ~27 rather than ~44
 on two), but a new process pays ~50 ms for its import, its session and its
-teardown, more than one picture's passes save, and its processes are ~60 MB
-bigger: so a single `kkvision solve` stays on OpenCV (the 6x6 photo took ~25
+teardown, more than one picture's passes save, and a process is ~20 MB
+bigger (the web server's two workers: 419 MB against 376): so a single `kkvision solve` stays on OpenCV (the 6x6 photo took ~25
 ms longer with onnxruntime: 0.54 s against 0.51), while the server and a
 batch, which pay it once, take it.  Its sessions are made for a thread count:
 as many as OpenCV is set to use (cv2.setNumThreads, the one knob: the web
