@@ -281,11 +281,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
     tasks = [Task(src, replace(opts, debug_dir=None) if several else opts, not args.no_image, args.output,
                   args.output_dir, args.debug_dir if several else None, args.dpi) for src in sources]
     report = _open_report(args.report)
-    jobs = min(args.jobs or os.cpu_count() or 1, len(tasks))
+    cores = os.cpu_count() or 1
+    jobs = min(args.jobs or cores, len(tasks))
     # the workers leave Ctrl-C to this process, which stops them (a solve cut short is no time-out)
     executor = None
     if several and jobs > 1:
-        cores = os.cpu_count() or 1
         executor = ProcessPoolExecutor(jobs, initializer=_worker_start, initargs=(max(1, cores // jobs),))
     elif several:
         _run_many()
