@@ -620,18 +620,20 @@ def network(kind: str = NETS[0]):  # type: ignore[no-untyped-def]
     raise ValueError(f"no network {kind!r}: one of {', '.join(NETS)}")
 
 
+TEACHER = "teacher.onnx"  # the model name --teacher's file is run under (nets.use_model)
+
+
 class Teacher:
-    """A trained label model (an ONNX file, run by OpenCV's dnn as kkvision runs it) whose column scores a
-    network learns to match (--teacher): a smaller network taught so reads unseen faces more like its
-    teacher than one taught by the labels alone (network() has the figures)."""
+    """A trained label model (an ONNX file, run by kkvision.vision.nets as kkvision runs its models) whose
+    column scores a network learns to match (--teacher): a smaller network taught so reads unseen faces
+    more like its teacher than one taught by the labels alone (network() has the figures)."""
 
     def __init__(self, path: Path) -> None:
-        self.net = cv2.dnn.readNetFromONNX(str(path))
+        nets.use_model(TEACHER, path)
 
     def scores(self, batch: np.ndarray) -> np.ndarray:
         """(N, classes, T) scores of (N, h, w) float32 crops."""
-        self.net.setInput(np.ascontiguousarray(batch[:, None], np.float32))
-        out = self.net.forward()
+        out = nets.scores(TEACHER, list(batch))
         return out.reshape(out.shape[0], out.shape[1], -1)
 
     def reads(self, crops: np.ndarray) -> list[str]:
