@@ -4,6 +4,7 @@ reports, and any concurrent.futures-style executor."""
 import csv
 import io
 import json
+import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from kkvision import batch
 from kkvision.batch import Task, run_batch
 from kkvision.cli import main
 from kkvision.errors import ExitCode
@@ -42,6 +44,37 @@ def test_a_folder_is_its_pictures_and_never_kkvisions_outputs(folder, capsys):
     assert main(["solve", "--json", "--no-image", str(folder)]) == 0  # the .solved.png files are not inputs
     again = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert len(again) == len(PICTURES)
+
+
+THREADS_SEEN = Path()  # where a batch worker notes its OpenCV threads (set by the test below)
+
+
+def _solve_noting_threads(task: Task) -> list[dict]:
+    """batch.solve_source, noting first, in a new file, the OpenCV threads of the worker that runs it."""
+    import tempfile
+
+    import cv2
+
+    fd, _ = tempfile.mkstemp(prefix="threads-", dir=THREADS_SEEN)
+    os.write(fd, str(cv2.getNumThreads()).encode())
+    os.close(fd)
+    return SOLVE_SOURCE(task)
+
+
+SOLVE_SOURCE = batch.solve_source
+
+
+def test_a_batch_s_workers_run_opencv_on_their_share_of_the_cores(folder, tmp_path, monkeypatch):
+    import cv2
+
+    cv2.resize(np.zeros((3000, 3000), np.uint8), (1000, 1000))  # this process's own OpenCV threads have run
+    before = cv2.getNumThreads()
+    monkeypatch.setattr(sys.modules[__name__], "THREADS_SEEN", tmp_path)
+    monkeypatch.setattr(batch, "solve_source", _solve_noting_threads)  # the forked workers get it too
+    assert main(["solve", "--no-image", "--jobs", "2", str(folder)]) == 0
+    assert sorted(p.read_text() for p in tmp_path.glob("threads-*")) \
+        == [str(max(1, (os.cpu_count() or 1) // 2))] * len(PICTURES)
+    assert cv2.getNumThreads() == before  # and this process's own count is given back
 
 
 def test_pdf_pages_and_tiff_pages_each_give_a_puzzle(samples, tmp_path, capsys):
