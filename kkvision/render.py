@@ -202,6 +202,8 @@ def _draw_one(out: np.ndarray, drawing: Drawing) -> None:
     h, w = out.shape[:2]
     geom = drawing.geometry
     layer, clear = _layer(drawing)
+    alpha = np.ascontiguousarray(layer[..., 3])
+    must = (clear > (PLACE + 255) // 2).astype(np.uint8)  # where a note must reach for any to be laid over
     n = geom.size
     cells = [(r, c) for r in range(n) for c in range(n)]
     bounds = []  # each cell's box in whole layer pixels
@@ -219,33 +221,60 @@ def _draw_one(out: np.ndarray, drawing: Drawing) -> None:
     greys = None if geom.light_on_dark else cv2.cvtColor(out[gy0:max(gy0, gy1), gx0:max(gx0, gx1)],
                                                          cv2.COLOR_BGR2GRAY)
     for (ix0, iy0, ix1, iy1), src, dst in zip(bounds, corners, in_picture):
-        piece = layer[max(0, iy0):iy1, max(0, ix0):ix1]
-        if not piece[..., 3].any():
+        left, top = max(0, ix0), max(0, iy0)
+        inked = _inked(alpha[top:iy1, left:ix1])
+        if inked is None:
             continue
         x0, y0 = (max(0, int(v) - 1) for v in dst.min(axis=0))
         x1, y1 = (min(lim, int(v) + 2) for v, lim in zip(dst.max(axis=0), (w, h)))
         if x1 <= x0 or y1 <= y0:
             continue
         # this cell's piece of the layer, through its own corners, into its box in the picture
-        H = cv2.getPerspectiveTransform((src - [max(0, ix0), max(0, iy0)]).astype(np.float32),
-                                        (dst - [x0, y0]).astype(np.float32))
-        back = cv2.warpPerspective(piece, H, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
-                                   borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
-        ys, xs = np.nonzero(cv2.extractChannel(back, 3))  # the pixels the layer inks, in the order a mask takes them
-        if not len(ys):
+        H = cv2.getPerspectiveTransform((src - [left, top]).astype(np.float32), (dst - [x0, y0]).astype(np.float32))
+        part = _warped_part(layer[top:iy1, left:ix1], H, inked, (x1 - x0, y1 - y0))
+        if part is None:
             continue
-        inked = back[ys, xs]
-        alpha = inked[:, 3].astype(np.float32)[:, None] / 255.0
+        (px, py), back = part
         roi = out[y0:y1, x0:x1]
         if greys is not None:
             grey = greys[y0 - gy0:y1 - gy0, x0 - gx0:x1 - gx0]
             paper = grey_percentile(grey, 75)
-            place = clear[max(0, iy0):iy1, max(0, ix0):ix1]
-            if place.any() and _paper_under(roi, cv2.warpPerspective(place, H, (x1 - x0, y1 - y0)), grey, paper,
-                                            dst, (x0, y0)):
+            place = clear[top:iy1, left:ix1]
+            if _notes_reach(grey, paper, place, H, _inked(must[top:iy1, left:ix1])) and _paper_under(
+                    roi, cv2.warpPerspective(place, H, (x1 - x0, y1 - y0)), grey, paper, dst, (x0, y0)):
                 paper = grey_percentile(cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY), 75)  # the notes laid over: as it now is
-            inked = _contrasted(inked, paper)
-        roi[ys, xs] = (roi[ys, xs] * (1 - alpha) + inked[:, 2::-1] * alpha).astype(np.uint8)  # RGBA -> BGR
+            back = _contrasted(back, paper)
+        under = roi[py:py + back.shape[0], px:px + back.shape[1]]  # where the part lies, in place
+        a = back[..., 3:].astype(np.float32) / 255.0  # 0 outside the marks: those pixels stay as they are
+        under[...] = (under * (1 - a) + back[..., 2::-1] * a).astype(np.uint8)  # RGBA -> BGR
+
+
+def _inked(alpha: np.ndarray) -> tuple[int, int, int, int] | None:
+    """The box (x, y, width, height) of the pixels a cell's piece of the layer inks, widened by the one
+    pixel round it that a linear warp reads them through; None when it inks none."""
+    x, y, bw, bh = cv2.boundingRect(alpha)
+    if not bw:
+        return None
+    x0, y0 = max(0, x - 1), max(0, y - 1)
+    return x0, y0, min(alpha.shape[1], x + bw + 1) - x0, min(alpha.shape[0], y + bh + 1) - y0
+
+
+def _warped_part(piece: np.ndarray, H: np.ndarray, inked: tuple[int, int, int, int], size: tuple[int, int]
+                 ) -> tuple[tuple[int, int], np.ndarray] | None:
+    """The inked box of a cell's piece of the layer warped by H into the cell's box in the picture (of
+    `size`): where its part of that box starts, and the part, which holds every pixel the warp of the
+    whole piece inks (outside the inked box the piece is clear, and reads as clear past its edge): a
+    digit covers a sixth of its cell, so the warp does a sixth of the work.  None when it lies outside."""
+    x, y, bw, bh = inked
+    ends = cv2.perspectiveTransform(np.float64([[[x, y], [x + bw, y], [x + bw, y + bh], [x, y + bh]]]), H)[0]
+    px, py = (max(0, int(np.floor(v)) - 1) for v in ends.min(axis=0))
+    qx, qy = (min(lim, int(np.ceil(v)) + 2) for v, lim in zip(ends.max(axis=0), size))
+    if qx <= px or qy <= py:
+        return None
+    shift = np.float64([[1, 0, -px], [0, 1, -py], [0, 0, 1]]) @ H @ np.float64([[1, 0, x], [0, 1, y], [0, 0, 1]])
+    back = cv2.warpPerspective(piece[y:y + bh, x:x + bw], shift, (qx - px, qy - py), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+    return (px, py), back
 
 
 def _grey(bgr: np.ndarray) -> np.ndarray:
@@ -256,6 +285,19 @@ def _grey(bgr: np.ndarray) -> np.ndarray:
 
 _SOLUTION_GREY = _grey(np.asarray(SOLUTION[2::-1], np.uint8))  # a float32, as the paper's grey levels
 _SOLUTION_RGB = SOLUTION[0] | SOLUTION[1] << 8 | SOLUTION[2] << 16
+
+
+def _notes_reach(grey: np.ndarray, paper: float, place: np.ndarray, H: np.ndarray,
+                 must: tuple[int, int, int, int] | None) -> bool:
+    """Does any ink of the cell's box (`grey`, NOTES_INK darker than its `paper`) lie where a note must reach
+    for any to be laid over (`must`: that part's box in the cell's `place`, which H warps into `grey`)?
+    _paper_under's first test, on the warp of that part alone (most cells: no)."""
+    part = None if must is None else _warped_part(place, H, must, (grey.shape[1], grey.shape[0]))
+    if part is None:
+        return False
+    (px, py), reach = part
+    h, w = reach.shape
+    return bool(((grey[py:py + h, px:px + w] < paper - NOTES_INK) & (reach > (PLACE + 255) // 2)).any())
 
 
 def _paper_under(roi: np.ndarray, place: np.ndarray, grey: np.ndarray, paper: float, corners: np.ndarray,
@@ -293,13 +335,13 @@ def _paper_under(roi: np.ndarray, place: np.ndarray, grey: np.ndarray, paper: fl
 
 
 def _contrasted(inked: np.ndarray, paper: float) -> np.ndarray:
-    """The answer digits' pixels (SOLUTION's colour) of a cell's ink darkened, keeping
+    """The answer digits' pixels (SOLUTION's colour) of a cell's ink (RGBA, ... x 4) darkened, keeping
     their hue, to stand ANSWER_CONTRAST grey levels below the `paper` of the cell's box
     in the picture (its brighter quarter); the other marks as they are."""
     own = _SOLUTION_GREY
     if paper - own >= ANSWER_CONTRAST:
         return inked
-    digits = (np.ascontiguousarray(inked).view("<u4").ravel() & 0xFFFFFF) == _SOLUTION_RGB  # RGBA as R | G<<8 | B<<16 | A<<24
+    digits = (np.ascontiguousarray(inked).view("<u4")[..., 0] & 0xFFFFFF) == _SOLUTION_RGB  # RGBA as R | G<<8 | B<<16 | A<<24
     out = inked.copy()
     scale = max(DARKEST, float((paper - ANSWER_CONTRAST) / own))
     out[digits, :3] = (np.asarray(SOLUTION[:3], np.float32) * scale).astype(np.uint8)  # every such pixel is SOLUTION's colour

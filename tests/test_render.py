@@ -135,3 +135,39 @@ def test_no_paper_is_laid_on_dark_noisy_book_photos(monkeypatch, name):
     picture = cv2.imread(str(path))
     drawings = [Drawing(result.geometry, result.solution, result.labels)]
     assert np.array_equal(draw(picture, drawings), _no_paper(monkeypatch, picture, drawings))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_warp_of_a_cells_inked_box_is_the_warp_of_the_whole_cell_where_it_inks(seed):
+    """_draw_one warps only a cell's inked box (render._warped_part): every pixel the whole cell's warp
+    inks is in the part, with the same value (to the warp's fixed-point rounding), shrunk, enlarged
+    (a 20 MP photo's cells are bigger than the layer's) and seen at a slant."""
+    from kkvision.render import _inked, _warped_part
+
+    rng = np.random.default_rng(seed)
+    piece = np.zeros((100, 100, 4), np.uint8)
+    x, y = rng.integers(5, 60, 2)
+    cv2.putText(piece, str(rng.integers(1, 10)), (int(x), int(y) + 30), cv2.FONT_HERSHEY_SIMPLEX, 1.2,
+                (20, 70, 220, 255), 3, cv2.LINE_AA)
+    scale = [0.6, 1.0, 3.3][seed % 3]
+    size = (int(100 * scale) + 6, int(100 * scale) + 6)
+    src = np.float32([[0, 0], [100, 0], [100, 100], [0, 100]])
+    dst = (src * scale + 3 + rng.uniform(-0.08, 0.08, (4, 2)) * 100 * scale).astype(np.float32)
+    H = cv2.getPerspectiveTransform(src, dst)
+    whole = cv2.warpPerspective(piece, H, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                                borderValue=(0, 0, 0, 0))
+    (px, py), part = _warped_part(piece, H, _inked(np.ascontiguousarray(piece[..., 3])), size)
+    pasted = np.zeros_like(whole)
+    pasted[py:py + part.shape[0], px:px + part.shape[1]] = part
+    assert whole[..., 3].any()
+    assert np.abs(whole.astype(int) - pasted.astype(int)).max() <= 1
+    assert not (whole[..., 3] > 1)[pasted[..., 3] == 0].any()
+
+
+def test_a_blank_cell_has_no_inked_box():
+    from kkvision.render import _inked
+
+    assert _inked(np.zeros((30, 40), np.uint8)) is None
+    alpha = np.zeros((30, 40), np.uint8)
+    alpha[10:12, 0:3] = 9
+    assert _inked(alpha) == (0, 9, 4, 4)  # widened by a pixel, within the cell
