@@ -291,6 +291,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         executor = ProcessPoolExecutor(jobs, initializer=_worker_start, initargs=(max(1, cores // jobs),))
     elif several:
         _run_many()
+    batch = several  # several inputs: a summary at the end (one picture only when it held several puzzles)
     counts: Counter[str] = Counter()
     first_failure = 0
     done: set[str] = set()  # inputs with a record: a page's records share its input
@@ -322,7 +323,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
             import cv2
 
             cv2.setNumThreads(opencv_threads)
-    if several:
+    if batch or sum(counts.values()) > 1:
         refused = ", ".join(f"{n} with {k}" for k, n in sorted(counts.items()) if k != "solved") or "none"
         log.warning("%d inputs, %d puzzles: %d solved; refused: %s; %.1f s", len(tasks), sum(counts.values()),
                     counts["solved"], refused, time.perf_counter() - t0)

@@ -166,3 +166,22 @@ def test_a_batch_runs_on_a_local_dask_cluster(folder, samples):
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         recs = list(run_batch(tasks, client))
     assert [r["solution"] for r in recs] == [expected(samples, n) for n in sorted(PICTURES)]
+
+
+@pytest.mark.parametrize("kept", [1, 2])
+def test_one_picture_holding_several_grids_has_a_summary_only_when_several_puzzles_are_kept(
+        samples, monkeypatch, capfd, kept):
+    """A page's grids that are no KenKen are left out: one puzzle kept (the page's #2) and refused is
+    one line on stderr, as any refused picture; two kept get the batch's summary after their lines."""
+    from kkvision.report import record
+
+    def solve_source(task: Task) -> list[dict]:
+        return [dict(record("solve", str(task.source.path), exit_code=13, error="unsure of the labels"),
+                     index=k, seconds=0.1) for k in range(2, 2 + kept)]
+
+    monkeypatch.setattr(batch, "solve_source", solve_source)
+    assert main(["solve", "--no-image", str(samples / "photo-6x6.jpg")]) == 13
+    err = capfd.readouterr().err.splitlines()
+    assert [line.startswith("kkvision: error: ") for line in err] == [True] * kept + [False] * (kept - 1)
+    if kept == 2:
+        assert "1 inputs, 2 puzzles: 0 solved; refused: 2 with exit 13" in err[-1]
