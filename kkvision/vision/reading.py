@@ -49,11 +49,11 @@ MAX_OVERRULED = 0.15
 # The best choice is searched among options at most this many nats less
 # probable than each label's first, widening only when none gives a grid: a
 # choice whose total cost exceeds the labels' first choices by B uses no option
-# worse than B, so the narrow search is exact and much faster.  Each budget is 1.5 times the last (30 nats:
-# e^-30, past any reading the reader offers; then all): a failed search costs less than the wider one after it,
-# and a choice just past a budget is found by the next rather than by one three times as wide.  The same
-# choices are found whatever the steps; real-dev's 116 weighings took 2.4 s of CPU rather than 2.9 with
-# (4, 12, 30, all) (IMG_0662's both models together, its best choice 4.3 nats over: 1.4 -> 1.0 s).
+# worse than B, so the narrow search is exact and much faster.  Each budget is 1.5 times the last, up to 30
+# nats, then all: a failed search costs less than the wider one after it, and a choice just past a budget is
+# found by the next rather than by one three times as wide.  The same choices are found whatever the steps;
+# real-dev's 116 weighings took 2.3 s of CPU rather than 2.9 with (4, 12, 30, all) (IMG_0662's both models
+# together, its best choice 4.3 nats over: 1.4 -> 1.0 s).
 BUDGETS = (4.0, 6.0, 9.0, 13.5, 20.0, 30.0, None)
 
 
