@@ -266,12 +266,13 @@ def _warped_part(piece: np.ndarray, H: np.ndarray, inked: tuple[int, int, int, i
     whole piece inks (outside the inked box the piece is clear, and reads as clear past its edge): a
     digit covers a sixth of its cell, so the warp does a sixth of the work.  None when it lies outside."""
     x, y, bw, bh = inked
-    ends = cv2.perspectiveTransform(np.float64([[[x, y], [x + bw, y], [x + bw, y + bh], [x, y + bh]]]), H)[0]
+    ends = cv2.perspectiveTransform(np.array([[[x, y], [x + bw, y], [x + bw, y + bh], [x, y + bh]]], np.float64), H)[0]
     px, py = (max(0, int(np.floor(v)) - 1) for v in ends.min(axis=0))
     qx, qy = (min(lim, int(np.ceil(v)) + 2) for v, lim in zip(ends.max(axis=0), size))
     if qx <= px or qy <= py:
         return None
-    shift = np.float64([[1, 0, -px], [0, 1, -py], [0, 0, 1]]) @ H @ np.float64([[1, 0, x], [0, 1, y], [0, 0, 1]])
+    shift = np.array([[1, 0, -px], [0, 1, -py], [0, 0, 1]], np.float64) @ H @ np.array([[1, 0, x], [0, 1, y], [0, 0, 1]],
+                                                                                     np.float64)
     back = cv2.warpPerspective(piece[y:y + bh, x:x + bw], shift, (qx - px, qy - py), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
     return (px, py), back
