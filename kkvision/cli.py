@@ -288,7 +288,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     opencv_threads = None  # this process's OpenCV threads while its workers are forked, when changed
     if several and jobs > 1:
         opencv_threads = _share_cores(max(1, cores // jobs))
-        executor = ProcessPoolExecutor(jobs, initializer=_worker_start, initargs=(max(1, cores // jobs),))
+        executor = ProcessPoolExecutor(jobs, initializer=_worker_start)
     elif several:
         _run_many()
     batch = several  # several inputs: a summary at the end (one picture only when it held several puzzles)
@@ -332,8 +332,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 def _share_cores(threads: int) -> int:
     """OpenCV's threads set to a worker's share of the cores in this process, before the pool forks its
-    workers, which keep the setting: each worker's OpenCV work on its own share rather than on every core
-    (2 workers of 2 threads each on 2 cores spent ~5% more CPU on the same pictures, in a batch that is
+    workers, which keep the setting: each worker's OpenCV work, and its onnxruntime sessions (nets.py), on
+    its own share rather than on every core (2 workers of 2 threads each on 2 cores spent ~5% more CPU on the same pictures, in a batch that is
     CPU-bound).  Set here, not in the worker: cv2.setNumThreads in a child forked from a process whose
     OpenCV threads had run waits for threads the child does not have (a batch run from a process that read
     pictures before, as the tests do, hung).  Returns the count it replaced."""
@@ -344,18 +344,19 @@ def _share_cores(threads: int) -> int:
     return old
 
 
-def _worker_start(threads: int) -> None:
+def _worker_start() -> None:
     """A batch worker: Ctrl-C is the batch's to handle; the networks run many times (_run_many)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _run_many(threads)
+    _run_many()
 
 
-def _run_many(threads: int | None = None) -> None:
+def _run_many() -> None:
     """This process reads many pictures: the networks run with onnxruntime, whose passes are quicker
-    once its start (~50 ms) is paid (vision/nets.py)."""
+    once its start (~50 ms) is paid (vision/nets.py), on as many threads as OpenCV is set to use (a
+    batch's worker: its share of the cores, _share_cores)."""
     from .vision import nets
 
-    nets.use_runtime(threads)
+    nets.use_runtime()
 
 
 def _stop(executor: ProcessPoolExecutor) -> None:

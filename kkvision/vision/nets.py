@@ -18,8 +18,8 @@ bigger (the web server's two workers: 419 MB against 376): so a single `kkvision
 ms longer with onnxruntime: 0.54 s against 0.51), while the server and a
 batch, which pay it once, take it.  Its sessions are made for a thread count:
 as many as OpenCV is set to use (cv2.setNumThreads, the one knob: the web
-server's pool gives a job the cores no other job is running on) unless
-use_runtime fixed one.  Idle threads sleep rather than spin, so a worker's
+server's pool gives a job the cores no other job is running on; a batch's
+workers are forked with their share).  Idle threads sleep rather than spin, so a worker's
 network never takes a core from another worker.  Its import starts
 Microsoft's telemetry unless ORT_DISABLE_TELEMETRY is set (it leaves a .ses
 file in the temporary folder): runtime() sets it first.
@@ -48,7 +48,6 @@ _generation = 0  # how many times use_model has changed a model (what a model na
 # label crops: ~80 MB more per worker); 16 at a time cost the same time per crop and ~25 MB
 BATCH = 16
 _engine = "opencv"  # what runs the networks in this process: "opencv" (its dnn module) or "onnxruntime"
-_runtime_threads: int | None = None  # onnxruntime's threads as use_runtime fixed them (None: OpenCV's count)
 
 
 def use_model(model: str, path: str | Path | None) -> None:
@@ -76,27 +75,27 @@ def generation() -> int:
     return _generation
 
 
-def use_runtime(threads: int | None = None) -> bool:
+def use_runtime() -> bool:
     """For a process that runs the networks many times (the web server's workers, a batch's): run them
-    with onnxruntime from now on, on `threads` threads (None: as many as OpenCV is set to use at each
-    run).  False, and OpenCV's dnn kept, when onnxruntime cannot be imported (a broken install: the
-    answers are the same, only slower)."""
-    global _engine, _runtime_threads
+    with onnxruntime from now on, on as many threads as OpenCV is set to use at each run.  False, and
+    OpenCV's dnn kept, when onnxruntime cannot be imported (a broken install: the answers are the same,
+    only slower)."""
+    global _engine
     try:
         runtime()
     except MissingDependency as exc:
         log.info("%s; the networks run with OpenCV's dnn", exc.message)
         return False
     with _LOCK:
-        _engine, _runtime_threads = "onnxruntime", threads
+        _engine = "onnxruntime"
     return True
 
 
 def use_opencv() -> None:
     """Back to OpenCV's dnn for the networks, as a new process runs them (tests and benchmarks)."""
-    global _engine, _runtime_threads
+    global _engine
     with _LOCK:
-        _engine, _runtime_threads = "opencv", None
+        _engine = "opencv"
 
 
 def engine() -> str:
@@ -153,7 +152,7 @@ def scores(model: str, crops: list[np.ndarray]) -> np.ndarray:
             net = _net(model)
             net.setInput(blob)
             return net.forward()
-        session = _session(model, _runtime_threads or max(1, cv2.getNumThreads()))
+        session = _session(model, max(1, cv2.getNumThreads()))
     name = session.get_inputs()[0].name  # a session may run from several threads at once
     return np.concatenate([session.run(None, {name: blob[i:i + BATCH]})[0] for i in range(0, len(blob), BATCH)])
 
