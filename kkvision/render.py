@@ -42,6 +42,7 @@ DARKEST = 0.35  # ... but never darker than this share of SOLUTION (still blue, 
 # answer is entered (render._paper_under says what is a mark).
 ABOVE = 0.05
 PLACE = 128  # the place's level in the drawing's mask of places (255: where a note must reach, below)
+MUST = (PLACE + 255) // 2  # a level of that mask, warped, above which a note must reach (halfway: either side)
 CLEAR, CLEAR_FOOT = 0.04, 0.015  # the place stops this much of the cell from its side lines and its foot
 NOTES_INK = 60  # grey levels below the cell's paper
 NOTE_TOP = 0.25  # a mark starting higher in the cell is a label (labels start at ~0.1), never laid over
@@ -203,7 +204,7 @@ def _draw_one(out: np.ndarray, drawing: Drawing) -> None:
     geom = drawing.geometry
     layer, clear = _layer(drawing)
     alpha = np.ascontiguousarray(layer[..., 3])
-    must = (clear > (PLACE + 255) // 2).astype(np.uint8)  # where a note must reach for any to be laid over
+    must = (clear > MUST).astype(np.uint8)  # where a note must reach for any to be laid over
     n = geom.size
     cells = [(r, c) for r in range(n) for c in range(n)]
     bounds = []  # each cell's box in whole layer pixels
@@ -298,7 +299,7 @@ def _notes_reach(grey: np.ndarray, paper: float, place: np.ndarray, H: np.ndarra
         return False
     (px, py), reach = part
     h, w = reach.shape
-    return bool(((grey[py:py + h, px:px + w] < paper - NOTES_INK) & (reach > (PLACE + 255) // 2)).any())
+    return bool(((grey[py:py + h, px:px + w] < paper - NOTES_INK) & (reach > MUST)).any())
 
 
 def _paper_under(roi: np.ndarray, place: np.ndarray, grey: np.ndarray, paper: float, corners: np.ndarray,
@@ -312,7 +313,7 @@ def _paper_under(roi: np.ndarray, place: np.ndarray, grey: np.ndarray, paper: fl
     place: 0..255 in roi's pixels; grey: roi's grey levels; corners: the cell's in the picture, whose
     pixel `origin` is roi's top left."""
     ink = grey < paper - NOTES_INK
-    if not (ink & (place > (PLACE + 255) // 2)).any():  # no ink where a note must reach: most cells
+    if not (ink & (place > MUST)).any():  # no ink where a note must reach: most cells
         return False
     inside = (place > 0) & ink
     left, top = float(corners[:, 0].min() - origin[0]), float(corners[:, 1].min() - origin[1])
