@@ -9,6 +9,12 @@ drawn as kkvision draws them, or mixed, and pencil marks; on app screens, web
 pages and print pages, some photographed), with exactly 0, 1 or 3 answers wrong
 in turn and the fill modes in turn, and runs check's reading of each puzzle
 (the grid, the written cells, the verdict: kkvision.answers) on the scene's file.
+With --hands, real hands too (devtools/hands.py, writers no model trained on): the kinds
+'hand' (answers as people write them, 35-65% of the cell high), 'hand-big' (62-95%: over the
+label's corner, up to the lines), 'hand-pencil' (and the same hand's pencil candidates in most
+empty cells) and 'hand-photo' (a 'hand' page photographed by a phone), each in split 'dev' (train
+themes, the dev writers, seeds from --seed) and 'locked' (the locked split: held-out themes, the
+locked writers, seeds from LOCKED_SEED; tune nothing on it).  --only hands runs those alone.
 Per fill mode and theme split:
   puzzles       KenKens in the pictures; solved: check had a solution to check against
   all right     exit 0 where a wrong answer was written (must be 0)
@@ -19,6 +25,9 @@ Per fill mode and theme split:
                 cells listed so that hold an answer or nothing (in brackets)
   not judged    written cells read too unsurely to judge (exit 15 when nothing is wrong)
   verdicts      exit codes of the solved puzzles (0, 11, 15)
+  right verdict the exit code the truth calls for: 11 with a wrong answer written, else 0 (a
+                puzzle not solved or exit 15 is no right verdict)
+  as blank      puzzles solved as the same picture with nothing written is, of those it solves
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from devtools import hands  # noqa: E402
 from devtools.scenes import FILL_MODES, scene  # noqa: E402
 from kkvision.answers import check_answers, read_written, verdict_of  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
@@ -40,6 +50,8 @@ from kkvision.pipeline import Options, read_source  # noqa: E402
 from kkvision.sources import of_bytes  # noqa: E402
 
 WRONG_COUNTS = (0, 1, 3)
+HAND_KINDS = ("hand", "hand-big", "hand-pencil", "hand-photo")
+LOCKED_SEED = 50_000  # the locked split's scenes: seeds no rule, constant or test was tuned on
 
 
 @dataclass
@@ -60,6 +72,9 @@ class Score:
     pencil_false: int = 0
     not_judged: int = 0
     verdicts: Counter[int] = field(default_factory=Counter)
+    right_verdicts: int = 0
+    blank_solved: int = 0
+    as_blank: int = 0
     why: list[str] = field(default_factory=list)
 
 
@@ -99,18 +114,34 @@ def _worker_init(digit_model: Path | None, label_model: Path | None) -> None:
         nets.use_model(labels.MODEL, label_model)
 
 
-def run(args: tuple[int, bool, str, int]) -> Score:
-    seed, heldout, mode, wrong = args
-    sc = scene("filled", seed, heldout=heldout, mode=mode, wrong=wrong)
-    score = Score(mode, "heldout" if heldout else "train", sc.name)
+def _solved(data: bytes, name: str, truths: list) -> tuple[set[int], str]:  # type: ignore[type-arg]
+    """Which of the truths (by index) the picture's reading solves right, and why none when it failed."""
+    try:
+        page = read_source(of_bytes(data, name), Options())
+    except KkvisionError as exc:
+        return set(), f"exit {int(exc.exit_code)}"
+    return {truths.index(truth) for _, truth, same in answered(page, truths) if same}, ""
+
+
+def run(args: tuple[int, bool, str, int, str]) -> Score:
+    seed, heldout, kind, wrong, split = args
+    mode, photo = (kind[:-len("-photo")], True) if kind.endswith("-photo") else (kind, False)
+    knobs = dict(mode=mode, wrong=wrong, **({"photo": True} if photo else {}))
+    sc = scene("filled", seed, heldout=heldout, **knobs)  # type: ignore[arg-type]
+    score = Score(kind, split, sc.name)
     truths = [t for t in sc.puzzles if t.fill is not None]
     score.puzzles = len(truths)
+    blank = scene("filled", seed, heldout=heldout, blank=True, **knobs)  # type: ignore[arg-type]
+    blank_solved, _ = _solved(blank.data, blank.name, [t for t in blank.puzzles if t.fill is not None])
+    score.blank_solved = len(blank_solved)
     try:
         page = read_source(of_bytes(sc.data, sc.name), Options())
     except KkvisionError as exc:
         score.why.append(f"exit {int(exc.exit_code)}")
         return score
     for result, truth, same in answered(page, truths):
+        if same and truths.index(truth) in blank_solved:
+            score.as_blank += 1
         if not same:
             score.why.append("another solution")  # bench/scenes.py counts these: never expected
             continue
@@ -137,22 +168,30 @@ def run(args: tuple[int, bool, str, int]) -> Score:
         score.not_judged += len(unsure)
         if wrong and code == 0:
             score.all_right_but_wrong += 1
+        score.right_verdicts += code == (11 if wrong else 0)
         if false or (wrong - set(verdict.wrong)):
             score.why.append(f"wrong {sorted(wrong)} called wrong {sorted(verdict.wrong)} unsure {sorted(unsure)}")
+    if score.as_blank < score.blank_solved:
+        score.why.append(f"{score.blank_solved - score.as_blank} puzzles solved blank, not with answers written")
     if score.solved < score.puzzles:
         score.why.append(f"{score.puzzles - score.solved} of {score.puzzles} puzzles not solved")
     return score
 
 
+def _share(k: int, n: int) -> str:
+    return f"{k}/{n} ({k / max(1, n):.0%})"
+
+
 def table(scores: list[Score]) -> str:
     rows = ["| fill | split | pictures | puzzles | solved | all right (must be 0) | wrong caught | false wrong"
-            " (must be 0) | blanks found | notes named | not judged | verdicts 0/11/15 |", "|" + "---|" * 12]
+            " (must be 0) | blanks found | notes named | not judged | verdicts 0/11/15 | right verdict | as blank |",
+            "|" + "---|" * 14]
     groups: dict[tuple[str, str], list[Score]] = defaultdict(list)
     for s in scores:
         groups[(s.mode, s.split)].append(s)
         groups[("**all**", s.split)].append(s)
         groups[("**all**", "both")].append(s)
-    rank = {m: i for i, m in enumerate(FILL_MODES + ("**all**",))}
+    rank = {m: i for i, m in enumerate(FILL_MODES + HAND_KINDS + ("**all**",))}
     for (mode, split), g in sorted(groups.items(), key=lambda kv: (rank[kv[0][0]], kv[0][1])):
         sol = sum(s.solved for s in g)
         ww, wc = sum(s.wrong_written for s in g), sum(s.wrong_caught for s in g)
@@ -163,7 +202,9 @@ def table(scores: list[Score]) -> str:
                     f" {sum(s.all_right_but_wrong for s in g)} | {wc}/{ww} ({wc / max(1, ww):.0%}) |"
                     f" {sum(s.false_wrong for s in g)} | {bf}/{bl} ({bf / max(1, bl):.0%}) |"
                     f" {pf}/{pn} ({pf / max(1, pn):.0%}) [{sum(s.pencil_false for s in g)}] |"
-                    f" {sum(s.not_judged for s in g)} | {v[0]}/{v[11]}/{v[15]} |")
+                    f" {sum(s.not_judged for s in g)} | {v[0]}/{v[11]}/{v[15]} |"
+                    f" {_share(sum(s.right_verdicts for s in g), sum(s.puzzles for s in g))} |"
+                    f" {_share(sum(s.as_blank for s in g), sum(s.blank_solved for s in g))} |")
     return "\n".join(rows)
 
 
@@ -175,9 +216,19 @@ def main() -> None:
     ap.add_argument("--fails", action="store_true")
     ap.add_argument("--digit-model", type=Path, help="read written cells with this model file (one just trained)")
     ap.add_argument("--label-model", type=Path, help="read labels with this model file")
+    ap.add_argument("--hands", action="store_true", help="also the real-hand kinds (needs ../shared/handwriting)")
+    ap.add_argument("--only", choices=("fonts", "hands"), help="only the fonts' kinds, or only the real hands'")
     args = ap.parse_args()
-    cases = [(args.seed + i, heldout, FILL_MODES[i % len(FILL_MODES)], WRONG_COUNTS[i % len(WRONG_COUNTS)])
-             for heldout in (False, True) for i in range(args.count)]
+    kinds = {"fonts": () if args.only == "hands" else FILL_MODES,
+             "hands": HAND_KINDS if args.hands or args.only == "hands" else ()}
+    if kinds["hands"] and not hands.available():
+        raise SystemExit(f"bench/check.py: the real hands are not in {hands.FOLDER}")
+    cases = [(args.seed + i, heldout, kinds["fonts"][i % len(FILL_MODES)], WRONG_COUNTS[i % len(WRONG_COUNTS)],
+              "heldout" if heldout else "train") for heldout in (False, True) for i in range(args.count)
+             if kinds["fonts"]]
+    cases += [(base + i, locked, HAND_KINDS[i % len(HAND_KINDS)], WRONG_COUNTS[i % len(WRONG_COUNTS)],
+               "locked" if locked else "dev") for locked, base in ((False, args.seed), (True, LOCKED_SEED + args.seed))
+              for i in range(args.count) if kinds["hands"]]
     with ProcessPoolExecutor(args.jobs, initializer=_worker_init, initargs=(args.digit_model, args.label_model)) as pool:
         scores = list(pool.map(run, cases))
     print(table(scores))

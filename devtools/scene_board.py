@@ -17,7 +17,7 @@ board scales alike.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import cv2
@@ -84,6 +84,8 @@ class Fill:
     pencil_colour: RGB = (90, 90, 90)
     pencil_layout: str = "grid"  # 'grid' (digit k at its place of a 3x3) or 'row' (along the bottom)
     seed: int = 0
+    writer: int | None = None  # written answers in this real writer's hand (devtools/hands.py), not a font's
+    hand_size: tuple[float, float] = (0.36, 0.56)  # a written digit's height / cell, drawn in this range
 
 
 @dataclass(frozen=True)
@@ -273,14 +275,21 @@ def _fill(img: Image.Image, n: int, x0: float, y0: float, s: float, st: BoardSty
                 at = (bx + s * (0.25 + 0.25 * gx), by + s * (top + (0.92 - top) * (gy + 0.5) / 3))
             else:
                 at = (bx + s * (0.12 + 0.8 * (i + 0.5) / max(4, len(marks))), by + s * 0.82)
-            d.text(at, str(m), font=f, fill=fill.pencil_colour, anchor="mm")
+            if fill.writer is not None:  # the same hand's candidates, small
+                _real_hand(img, m, (at[0], at[1] + 0.08 * s), s, replace(fill, pen=fill.pencil_colour,
+                           hand_size=PENCIL_HAND), rng, stray=0.0)
+            else:
+                d.text(at, str(m), font=f, fill=fill.pencil_colour, anchor="mm")
 
 
 def _handwritten(img: Image.Image, digit: int, centre: tuple[float, float], s: float, fill: Fill,
                  rng: random.Random) -> None:
     """A digit as a hand writes it: a handwriting font, a size, slant and place of its own, pen colour."""
+    if fill.writer is not None:
+        _real_hand(img, digit, centre, s, fill, rng)
+        return
     name = rng.choice(fill.hand_fonts)
-    f = sized(name, s * rng.uniform(0.36, 0.56))
+    f = sized(name, s * rng.uniform(*fill.hand_size))
     tile = Image.new("L", (int(s * 1.2), int(s * 1.2)), 0)
     ImageDraw.Draw(tile).text((tile.width / 2, tile.height / 2), str(digit), font=f, fill=255, anchor="mm")
     shear = rng.uniform(-0.25, 0.1)
@@ -290,6 +299,26 @@ def _handwritten(img: Image.Image, digit: int, centre: tuple[float, float], s: f
     x = int(centre[0] - tile.width / 2 + rng.uniform(-0.08, 0.08) * s)
     y = int(centre[1] - tile.height / 2 + rng.uniform(-0.06, 0.08) * s)
     img.paste(Image.new("RGB", tile.size, fill.pen), (x, y), tile)
+
+
+PENCIL_HAND = (0.13, 0.2)  # a real hand's pencil candidates: digit height / cell
+
+
+def _real_hand(img: Image.Image, digit: int, centre: tuple[float, float], s: float, fill: Fill,
+               rng: random.Random, stray: float = 1.0) -> None:
+    """A digit in the real writer's hand (one of the times they wrote it), at a size, lean and place of
+    its own (`stray`: how far from `centre` it may be, 1 as answers are written): a big one fills the
+    cell, over the label's corner and up to the cell's lines."""
+    from devtools import hands
+
+    height = s * rng.uniform(*fill.hand_size)
+    ink = hands.draw(rng.choice(hands.hand(fill.writer)[digit]), height, rng, slant=rng.uniform(-0.3, 0.2),
+                     turn=rng.uniform(-8, 8))
+    room = max(0.0, (s - height) / 2)  # how far the digit may stray from the cell's middle and stay in it
+    x = centre[0] + stray * rng.uniform(-0.12, 0.12) * s
+    y = centre[1] - 0.08 * s + stray * rng.uniform(-0.5, 0.7) * room  # `centre` is the written answer's, below the middle
+    tile = Image.fromarray(np.clip(ink, 0, 255).astype(np.uint8))
+    img.paste(Image.new("RGB", tile.size, fill.pen), (int(x - tile.width / 2), int(y - tile.height / 2)), tile)
 
 
 def draw_sudoku(img: Image.Image, x0: float, y0: float, side: float, rng: random.Random, ink: RGB,

@@ -38,7 +38,9 @@ Knobs fix a choice the family would draw (tests use them): any family: theme
 'desktop'), keypad (a style of scene_parts.KEYPADS or 'none'), ads (False:
 none); print: count (1..4), frame ('open', 'ruled', 'tight', 'rule',
 'text'), neighbours (0..2); filled: mode ('typed', 'written', 'drawn',
-'pencil', 'mixed'); turned: turn (1..3 quarter turns counterclockwise);
+'pencil', 'mixed', or a real hand's HAND_MODES 'hand', 'hand-big', 'hand-pencil'),
+wrong (that many answers wrong), writer (the real hand), blank (nothing written:
+the same picture blank), photo (photographed by a phone); turned: turn (1..3 quarter turns counterclockwise);
 dim: dim ('dark', 'washed', 'uneven'); photo/turned/dim/filled: base (a family).
 """
 
@@ -353,31 +355,38 @@ def _fit(rng: random.Random, theme: Theme, side: float, n: int, **kw: object) ->
     return replace(st, cell=(side - st.frame) / n)
 
 
-def _fill(rng: random.Random, theme: Theme, heldout: bool, grid: Grid, mode: str, wrong: object = None) -> Fill:
-    """Answers and pencil marks as a player leaves them: `mode` says how they were written;
-    `wrong` (the knob), exactly that many answers wrong (else a few, in some fills)."""
+def _fill(rng: random.Random, theme: Theme, heldout: bool, grid: Grid, mode: str,
+          given: dict[str, object] | None = None) -> Fill:
+    """Answers and pencil marks as a player leaves them: `mode` says how they were written.  The
+    knobs `given` (read, not taken: every board of a page reads them): `wrong`, exactly that many
+    answers wrong (else a few, in some fills); `writer`, the real hand of the HAND_MODES; `blank`,
+    nothing written at all (the same scene otherwise: what its blank picture reads as)."""
+    given = given or {}
     n = len(grid)
     kinds = {"typed": ("typed",), "written": ("written",), "drawn": ("drawn",), "pencil": ("typed",),
-             "mixed": ("typed", "written", "drawn")}[mode]
+             "mixed": ("typed", "written", "drawn")}.get(mode, ("written",))
     share = rng.uniform(0.0, 0.3) if mode == "pencil" else rng.uniform(0.3, 1.0)
     answers = solution_fill(grid, rng, share, kinds, wrong=0.05 if rng.random() < 0.3 else 0.0)
-    if wrong is not None:
-        answers = _exactly_wrong(answers, grid, int(wrong), kinds, rng)
+    if given.get("wrong") is not None:
+        answers = _exactly_wrong(answers, grid, int(given["wrong"]), kinds, rng)  # type: ignore[call-overload]
     pencil = {}
-    if mode in ("pencil", "mixed") or rng.random() < 0.2:
+    if mode in ("pencil", "mixed", "hand-pencil") or rng.random() < 0.2:
         for r in range(n):
             for c in range(n):
-                if (r, c) not in answers and rng.random() < (0.7 if mode == "pencil" else 0.3):
+                if (r, c) not in answers and rng.random() < (0.7 if mode in ("pencil", "hand-pencil") else 0.3):
                     marks = {grid[r][c]} | set(rng.sample(range(1, n + 1), rng.randint(1, min(5, n - 1))))
                     pencil[(r, c)] = tuple(sorted(marks))
     pens = PENS
-    return Fill(answers=answers, pencil=pencil, typed_font=rng.choice(theme.ui + theme.fonts),
+    fill = Fill(answers=answers, pencil=pencil, typed_font=rng.choice(theme.ui + theme.fonts),
                 typed_colour=parts.jitter(theme.answer, rng, 10), typed_size=rng.uniform(0.3, 0.5),
                 hand_fonts=HAND_HELDOUT if heldout else HAND_TRAIN,
                 pen=rng.choice(pens) if not theme.dark else (235, 235, 240),
                 pencil_font=rng.choice(theme.ui + (HAND_HELDOUT if heldout else HAND_TRAIN)),
                 pencil_colour=parts.mix(theme.text, theme.paper, rng.uniform(0.1, 0.45)),
                 pencil_layout=rng.choice(["grid", "row"]), seed=rng.randrange(2**31))
+    if mode in HAND_MODES:
+        fill = replace(fill, writer=int(given["writer"]), hand_size=HAND_SIZES[mode])  # type: ignore[call-overload]
+    return replace(fill, answers={}, pencil={}) if given.get("blank") else fill
 
 
 # ---------------------------------------------------------------- app
@@ -480,7 +489,7 @@ def _app(rng: random.Random, theme: Theme, heldout: bool, k: Knobs, fill_mode: s
     st = replace(_fit(rng, theme, side, n, labels=(0.13, 0.3), frame=rng.choice(["thick", "thin", "same"])),
                  highlight=(rng.randrange(n), rng.randrange(n)) if rng.random() < 0.35 else None,
                  selected=(rng.randrange(n), rng.randrange(n)) if rng.random() < 0.5 else None)
-    fill = _fill(rng, theme, heldout, grid, fill_mode, k.given.get("wrong")) if fill_mode else None
+    fill = _fill(rng, theme, heldout, grid, fill_mode, k.given) if fill_mode else None
     if fill is None and rng.random() < 0.15:  # a game just begun: a few pencil marks
         fill = replace(_fill(rng, theme, heldout, grid, "pencil"), answers={})
     corners = draw_board(img, bx + st.frame / 2, by + st.frame / 2, puzzle, st, rng, fill)
@@ -538,7 +547,7 @@ def _web(rng: random.Random, theme: Theme, heldout: bool, k: Knobs, fill_mode: s
         side = min(col1 - col0, H - y - 20 * u)
     st = _fit(rng, theme, side, n, labels=(0.1, 0.45), frame=rng.choice(["thin", "thin", "same", "thick"]))
     bx = col0 if rng.random() < 0.5 else (col0 + col1 - side) / 2
-    fill = _fill(rng, theme, heldout, grid, fill_mode, k.given.get("wrong")) if fill_mode else None
+    fill = _fill(rng, theme, heldout, grid, fill_mode, k.given) if fill_mode else None
     corners = draw_board(img, bx + st.frame / 2, y + st.frame / 2, puzzle, st, rng, fill)
     notes = ["mobile" if mobile else "desktop", f"labels={st.label_frac:.2f}", f"minus={st.minus}",
              f"times={st.times}"]
@@ -676,7 +685,7 @@ def _print_page(rng: random.Random, theme: Theme, heldout: bool, k: Knobs, fill_
                     "right": [(gx + side + gap + lw, gy - ext), (gx + side + gap + lw, gy + side + ext)]}[edge]
             d.line(line, fill=theme.accent, width=lw + rng.randint(0, 2))
             fk = f"rule-{edge}"
-        fill = _fill(rng, theme, heldout, grid, fill_mode, k.given.get("wrong")) if fill_mode else None
+        fill = _fill(rng, theme, heldout, grid, fill_mode, k.given) if fill_mode else None
         cs = draw_board(img, gx + st.frame / 2, gy + st.frame / 2, puzzle, st, rng, fill)
         if fk == "text":  # a caption right under the frame
             d.text((gx, gy + side + rng.uniform(0, 3)), "Solution on page " + str(rng.randint(2, 40)) + ". "
@@ -731,11 +740,28 @@ def _base(rng: random.Random, theme: Theme, heldout: bool, k: Knobs, fill_mode: 
     return base, BUILDERS[own](rng, theme, heldout, k, fill_mode)
 
 
+# Real hands (devtools/hands.py: one writer a picture, of the split 'dev', or 'locked' in held-out
+# themes), only when a caller asks (bench/check.py): the digit's height / cell of each mode, as people
+# write answers: most in the lower middle, some as big as the cell, over the label's corner
+HAND_MODES = ("hand", "hand-big", "hand-pencil")
+HAND_SIZES = {"hand": (0.35, 0.65), "hand-big": (0.62, 0.95), "hand-pencil": (0.35, 0.7)}
+
+
 def _filled(rng: random.Random, theme: Theme, heldout: bool, k: Knobs) -> Draft:
+    """Knobs: mode (FILL_MODES, or HAND_MODES), wrong, writer and blank (see _fill), photo (the page
+    photographed by a phone, as _photo does)."""
+    from devtools import hands
+
     mode = str(k.take("mode", lambda: rng.choice(FILL_MODES)))
+    if mode in HAND_MODES:  # drawn whether given or not, so the scene is the same otherwise
+        k.given.setdefault("writer", rng.choice(hands.complete_writers("locked" if heldout else "dev")))
     _, draft = _base(rng, theme, heldout, k, mode, allow=("app", "web", "print"))
     wrong = k.take("wrong", lambda: None)  # read by every _fill of the page; taken here, as used
-    draft.notes.append(f"fill={mode}" + (f" wrong={wrong}" if wrong is not None else ""))
+    writer, blank = k.take("writer", lambda: None), k.take("blank", lambda: False)
+    draft.notes.append(f"fill={mode}" + (f" wrong={wrong}" if wrong is not None else "")
+                       + (f" writer={writer}" if writer is not None else "") + (" blank" if blank else ""))
+    if k.take("photo", lambda: False):
+        draft = _photographed(draft, rng, screen=theme.kind != "print")
     return draft
 
 
@@ -759,6 +785,11 @@ def _photo(rng: random.Random, theme: Theme, heldout: bool, k: Knobs) -> Draft:
         draft = replace(draft, picture=a)
         if len(draft.corners) > 0 and rng.random() < 0.75:
             draft = _crop(draft, rng)
+    return _photographed(draft, rng, screen)
+
+
+def _photographed(draft: Draft, rng: random.Random, screen: bool) -> Draft:
+    """The page or screen as a phone's camera takes it."""
     size = rng.choice([(1200, 1600), (1536, 2048), (1500, 2000), (1600, 1200), (2000, 1500), (1080, 1440)])
     if not screen and "crop" not in draft.notes:  # a whole page: the camera's full resolution
         size = rng.choice([(2250, 3000), (2448, 3264)])

@@ -1,0 +1,134 @@
+"""Real hands: the MNIST training digits with each digit's writer, split by writer (dev-only).
+
+    available() -> bool
+    writers(split) -> tuple of writer ids          split: 'train', 'dev' or 'locked'
+    hand(writer) -> {digit: (28x28 darkness images, ...)}
+    digits(split) -> (images, labels, writers)    every digit of the split's writers
+    draw(image, height, rng, ...) -> ink coverage (0..255) of one digit, written `height` px high
+
+The digits are `../shared/handwriting/mnist-train/` (beside the checkout; KKVISION_HANDWRITING
+names another folder): 60,000 digits by 539 NIST writers, MNIST by Yann LeCun and Corinna Cortes
+(CC BY-SA 3.0), the writers from QMNIST (C. Yadav and L. Bottou, "Cold Case: The Lost MNIST
+Digits", NeurIPS 2019; BSD-style licence).  They are read from there and never copied into the
+repository.
+
+The writers are split once, by a fixed seed, within each NIST series (adult employees, neater;
+high-school students, messier), so every split has both:
+  train   SPLIT_SHARES[0] of them: the only ones devtools/train_digits.py trains the answer reader on
+  dev     the working split: the training script's validation and calibration, bench/check.py's
+          real-hand kinds (train themes), tests
+  locked  the locked test split: bench/check.py --locked only (held-out themes, seeds of its own);
+          no rule, constant or test is tuned on them, and no test names one of their pictures
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import random
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+FOLDER = Path(os.environ.get("KKVISION_HANDWRITING", ROOT.parent / "shared" / "handwriting" / "mnist-train"))
+SPLITS = ("train", "dev", "locked")
+SPLIT_SHARES = (0.7, 0.15, 0.15)  # of each series' writers
+SPLIT_SEED = 20261127  # fixed once: changing it would move writers between the splits
+SERIES_COLUMN, WRITER_COLUMN = 1, 2  # of qmnist-train-labels.tsv.gz
+# one written digit's pen, as MNIST's strokes are seen at the written size: the 28 px image is
+# enlarged smoothly and cut at a level of its darkness; a high cut thins the strokes (a fine pen),
+# a low one thickens them (a marker), as pens differ
+PEN_CUT = (0.15, 0.75)
+SOFT_EDGE = 0.12  # of the darkness range: the width of a stroke's soft edge round the cut
+
+
+def available() -> bool:
+    """Whether the real hands are here (tests and benchmarks skip without them)."""
+    return (FOLDER / "train-images-idx3-ubyte.gz").is_file() and (FOLDER / "qmnist-train-labels.tsv.gz").is_file()
+
+
+def _read_idx(path: Path) -> np.ndarray:
+    """An idx file (gzipped): big-endian header, then the data row-major."""
+    data = gzip.open(path).read()
+    ndim = data[3]
+    shape = tuple(int(v) for v in np.frombuffer(data, ">u4", ndim, 4))
+    return np.frombuffer(data, np.uint8, offset=4 + 4 * ndim).reshape(shape)
+
+
+@lru_cache(maxsize=1)
+def _data() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(images, labels, writers, series) of all 60,000 digits."""
+    if not available():
+        raise FileNotFoundError(f"the real hands are not in {FOLDER} (see devtools/hands.py)")
+    images = _read_idx(FOLDER / "train-images-idx3-ubyte.gz")
+    meta = np.loadtxt(FOLDER / "qmnist-train-labels.tsv.gz", dtype=np.int64)
+    labels = meta[:, 0].astype(np.uint8)
+    return images, labels, meta[:, WRITER_COLUMN], meta[:, SERIES_COLUMN]
+
+
+@lru_cache(maxsize=1)
+def _splits() -> dict[str, tuple[int, ...]]:
+    _, _, writers, series = _data()
+    out: dict[str, list[int]] = {s: [] for s in SPLITS}
+    rng = np.random.default_rng(SPLIT_SEED)
+    for one in np.unique(series):
+        ids = rng.permutation(np.unique(writers[series == one]))
+        cut = np.cumsum([round(share * len(ids)) for share in SPLIT_SHARES[:-1]])
+        for name, part in zip(SPLITS, np.split(ids, cut)):
+            out[name] += [int(w) for w in part]
+    return {name: tuple(sorted(ids)) for name, ids in out.items()}
+
+
+def writers(split: str) -> tuple[int, ...]:
+    """The writers of one split, sorted."""
+    if split not in SPLITS:
+        raise ValueError(f"split {split!r}: one of {SPLITS}")
+    return _splits()[split]
+
+
+def digits(split: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(images, labels, writers) of every digit written by the split's writers."""
+    images, labels, who, _ = _data()
+    keep = np.isin(who, writers(split))
+    return images[keep], labels[keep], who[keep]
+
+
+@lru_cache(maxsize=1024)
+def hand(writer: int) -> dict[int, tuple[np.ndarray, ...]]:
+    """One writer's digits, by digit (a writer wrote 19..131 digits: every digit a few times, most)."""
+    images, labels, who, _ = _data()
+    mine = np.flatnonzero(who == writer)
+    return {d: tuple(images[i] for i in mine if labels[i] == d) for d in range(10) if (labels[mine] == d).any()}
+
+
+def complete_writers(split: str, needed: range = range(1, 10)) -> tuple[int, ...]:
+    """The split's writers who wrote every digit of `needed` at least once (a scene's hand is one writer)."""
+    return tuple(w for w in writers(split) if all(d in hand(w) for d in needed))
+
+
+def draw(image: np.ndarray, height: float, rng: random.Random, slant: float = 0.0, turn: float = 0.0,
+         pen: float | None = None) -> np.ndarray:
+    """One MNIST digit written `height` px high (its ink's box), slanted by `slant` (x per y) and
+    turned `turn` degrees: a square of ink coverage (0..255) with the digit in its middle.  The pen
+    (a cut of the enlarged darkness in PEN_CUT; drawn when None) sets how thick its strokes are."""
+    ys, xs = np.nonzero(image > 30)
+    if len(ys) == 0:
+        return np.zeros((1, 1), np.float32)
+    y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+    glyph = image[y0:y1, x0:x1].astype(np.float32) / 255.0
+    scale = max(height, 4.0) / glyph.shape[0]
+    w, h = max(2, int(round(glyph.shape[1] * scale))), max(2, int(round(glyph.shape[0] * scale)))
+    big = cv2.resize(glyph, (w, h), interpolation=cv2.INTER_CUBIC)
+    cut = rng.uniform(*PEN_CUT) if pen is None else pen
+    ink = np.clip((big - cut) / SOFT_EDGE + 0.5, 0.0, 1.0)
+    side = int(np.ceil(np.hypot(w, h) * (1 + abs(slant)))) + 4
+    out = np.zeros((side, side), np.float32)
+    oy, ox = (side - h) // 2, (side - w) // 2
+    out[oy:oy + h, ox:ox + w] = ink
+    m = cv2.getRotationMatrix2D((side / 2, side / 2), turn, 1.0)
+    m[0, 1] += slant  # x moves with y: a hand's lean
+    m[0, 2] -= slant * side / 2
+    return cv2.warpAffine(out, m, (side, side), flags=cv2.INTER_LINEAR) * 255.0
