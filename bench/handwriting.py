@@ -14,6 +14,11 @@ reads a cell (kkvision.vision.digits).  Kinds of hands:
                        stronger pressure, wilder hands than any it trained on
   font <name>          a hand-like font; the held-out ones (scenes.HAND_HELDOUT's
                        designs) were never shown to the reader, the seen ones were
+  MNIST <split> <size> digits of real writers no model trained on (devtools/hands.py:
+                       'dev', the working split, and 'locked', the locked one: tune
+                       nothing on it), 'small' 35-60% of the cell high, 'big' 65-95%
+                       (over the label's corner, up to the lines); only when
+                       ../shared/handwriting is there
   crossed out          a stroke-drawn digit (seeds never trained on) crossed out by
                        the same hand: a bar, a slash, an X or a scribble
                        (strokes.crossing); no answer any more
@@ -38,7 +43,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from devtools import strokes  # noqa: E402
+from devtools import hands, strokes  # noqa: E402
 from kkvision.vision import digits, nets  # noqa: E402
 
 HELD_OUT_HANDS = ("dkg.ttf", "dkgBd.ttf", "dkgIt.ttf", "Breip.ttf")  # never shown to the reader
@@ -136,6 +141,16 @@ def kinds(count: int, seed: int) -> dict[str, list[tuple[np.ndarray, int]]]:
                 s, digit = rng.randint(48, 140), 1 + i % 9
                 rows.append((cell(_ink_font(name, digit, s, rng), s, rng), digit))
             out[f"font {Path(name).stem} ({group})"] = rows
+    for split in ("dev", "locked") if hands.available() else ():
+        for size, (lo, hi) in (("small", (0.35, 0.6)), ("big", (0.65, 0.95))):
+            rows = []
+            for i in range(count):
+                s, digit = rng.randint(48, 140), 1 + i % 9
+                h = s * rng.uniform(lo, hi)
+                room = (s - h) / 2
+                centre = (s / 2 + rng.uniform(-1, 1) * max(room, 0.05 * s), s / 2 + rng.uniform(-0.5, 1) * max(room, 0.03 * s))
+                rows.append((cell(hands.placed(hands.sample(split, digit, rng), h, centre, (s, s), rng), s, rng), digit))
+            out[f"MNIST {split} {size}"] = rows
     rows = []
     for i in range(count):
         s, digit = rng.randint(48, 140), 1 + i % 9

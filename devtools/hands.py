@@ -4,7 +4,9 @@
     writers(split) -> tuple of writer ids          split: 'train', 'dev' or 'locked'
     hand(writer) -> {digit: (28x28 darkness images, ...)}
     digits(split) -> (images, labels, writers)    every digit of the split's writers
+    sample(split, digit, rng) -> one 28x28 image of `digit` by a writer of the split
     draw(image, height, rng, ...) -> ink coverage (0..255) of one digit, written `height` px high
+    placed(image, height, centre, size, rng) -> that ink on a canvas of `size`, centred at `centre`
 
 The digits are `../shared/handwriting/mnist-train/` (beside the checkout; KKVISION_HANDWRITING
 names another folder): 60,000 digits by 539 NIST writers, MNIST by Yann LeCun and Corinna Cortes
@@ -132,3 +134,29 @@ def draw(image: np.ndarray, height: float, rng: random.Random, slant: float = 0.
     m[0, 1] += slant  # x moves with y: a hand's lean
     m[0, 2] -= slant * side / 2
     return cv2.warpAffine(out, m, (side, side), flags=cv2.INTER_LINEAR) * 255.0
+
+
+@lru_cache(maxsize=4)
+def _by_digit(split: str) -> dict[int, np.ndarray]:
+    images, labels, _ = digits(split)
+    return {d: images[labels == d] for d in range(10)}
+
+
+def sample(split: str, digit: int, rng: random.Random) -> np.ndarray:
+    """One 28x28 image of `digit` written by a writer of the split."""
+    pool = _by_digit(split)[digit]
+    return pool[rng.randrange(len(pool))]
+
+
+def placed(image: np.ndarray, height: float, centre: tuple[float, float], size: tuple[int, int],
+           rng: random.Random) -> np.ndarray:
+    """draw()'s digit with a hand's lean and turn, centred at `centre` on a canvas of `size` (w, h):
+    ink coverage 0..255, cut off where it leaves the canvas."""
+    ink = draw(image, height, rng, slant=rng.uniform(-0.3, 0.2), turn=rng.uniform(-8, 8))
+    out = np.zeros((size[1], size[0]), np.float32)
+    x, y = int(centre[0] - ink.shape[1] / 2), int(centre[1] - ink.shape[0] / 2)
+    sx0, sy0, dx0, dy0 = max(0, -x), max(0, -y), max(0, x), max(0, y)
+    w, h = min(ink.shape[1] - sx0, size[0] - dx0), min(ink.shape[0] - sy0, size[1] - dy0)
+    if w > 0 and h > 0:
+        out[dy0:dy0 + h, dx0:dx0 + w] = ink[sy0:sy0 + h, sx0:sx0 + w]
+    return out

@@ -42,7 +42,9 @@ neighbourhoods ("scenes") drawn under heavy augmentation:
     round them: ON_OUTLINE), a neighbour's label just right
     of the cell, pencil marks and a written answer below the label; with
     --written, a share of cells with a big answer written by a hand
-    (devtools.strokes), often reaching up over the label's row;
+    (REAL_HANDS of them real writers' digits, devtools/hands.py's training
+    split of the MNIST writers, up to the whole cell; the others by
+    devtools.strokes), often reaching up over the label's row;
   - the picture: 24..170 px cells at the source (labels 4..76 px high), then
     resampled to the 900 px grid square as the grid stage does; blur, noise,
     JPEG 25..95, low contrast, uneven light, show-through of the page's back
@@ -82,7 +84,8 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from devtools import strokes
+from devtools import export as onnx_export
+from devtools import hands, strokes
 from kkvision.vision import nets
 from kkvision.vision.labels import (
     ALPHABET,
@@ -123,6 +126,9 @@ ON_OUTLINE = 0.5  # share of labels in cages drawn as inset outlines that sit on
 WRITTEN = 0.0  # share of cells with an answer written by a hand (devtools.strokes) big and anywhere in the
                # cell's middle, its top often reaching the label's row, as people fill in printed puzzles
                # (0: none, as models/labels-second.onnx was trained; the 12% typed answers below stay)
+# of those written answers, the share written by a real writer of devtools/hands.py's training split (an
+# MNIST digit, 35..95% of the cell high: over the label's corner and up to the lines), the rest by strokes
+REAL_HANDS = 0.7
 BLURRY = 0.0  # share of crops blurred 0.13..0.22 of the label's cap height (the usual blur: at most 0.13), as a
               # far photo of a small screen or page leaves small labels (0: as labels-second.onnx was trained)
 FALLBACK = {"−": "-", "–": "-", "—": "-", "×": "x", "✕": "x", "·": "x", "÷": "/"}
@@ -442,10 +448,19 @@ def scene(rng: random.Random, designs: dict[str, list[str]], text: str | None = 
         d.text((x0 + s / 2 - (box[0] + box[2]) / 2, y0 + 0.58 * s - (box[1] + box[3]) / 2), digit, font=af,
                fill=_ink(rng, paper))
     if WRITTEN and rng.random() < WRITTEN:  # a big answer written by hand, often over the label's row
-        h = s * rng.uniform(0.4, 0.75)
         side = img.size[0]
-        hand = strokes.draw(rng.randint(1, 9), side, h, (x0 + s * rng.uniform(0.3, 0.7), y0 + s * rng.uniform(0.45, 0.7)),
-                            rng)[: img.size[1]]
+        if rng.random() < REAL_HANDS and hands.available():  # a real writer's digit, up to the whole cell
+            h = s * rng.uniform(0.35, 0.95)
+            centre = (x0 + s * rng.uniform(0.35, 0.65), y0 + s * rng.uniform(0.45, 0.62))
+            images, labels, _ = hands.digits("train")
+            i = rng.randrange(len(labels))
+            while labels[i] == 0:  # no answer is 0
+                i = rng.randrange(len(labels))
+            hand = hands.placed(images[i], h, centre, img.size, rng)
+        else:
+            h = s * rng.uniform(0.4, 0.75)
+            hand = strokes.draw(rng.randint(1, 9), side, h, (x0 + s * rng.uniform(0.3, 0.7),
+                                                             y0 + s * rng.uniform(0.45, 0.7)), rng)[: img.size[1]]
         pen = np.array(rng.choice([(170, 20, 20), (30, 40, 150), (20, 20, 20), (90, 90, 90)]), np.float32)
         alpha = (hand / 255.0)[..., None]
         img = Image.fromarray((np.asarray(img) * (1 - alpha) + pen * alpha).astype(np.uint8))
@@ -761,20 +776,7 @@ def train(args: argparse.Namespace) -> None:
 
 
 def export(model, path: Path) -> None:  # type: ignore[no-untyped-def]
-    import torch
-
-    model.eval()
-    dummy = torch.zeros(1, 1, CROP_H, CROP_W)
-    torch.onnx.export(model, dummy, str(path), input_names=["crop"], output_names=["scores"],
-                      dynamic_axes={"crop": {0: "n"}, "scores": {0: "n"}}, opset_version=13, dynamo=False)
-    net = cv2.dnn.readNetFromONNX(str(path))  # the runtime's reader must give what torch gives
-    probe = torch.rand(3, 1, CROP_H, CROP_W)
-    net.setInput(probe.numpy())
-    with torch.no_grad():
-        want = model(probe).numpy()
-    got = net.forward()
-    if not np.allclose(got, want, atol=1e-3):
-        raise SystemExit(f"OpenCV dnn disagrees with torch on the exported model: max diff {np.abs(got - want).max()}")
+    onnx_export.onnx(model, path, CROP_H, CROP_W, "label model")
 
 
 def main() -> None:

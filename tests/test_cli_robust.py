@@ -36,7 +36,7 @@ def test_a_debug_folder_named_with_a_byte_that_is_not_utf8_gets_its_pictures(sam
     folder = os.fsencode(tmp_path) + b"/dbg\xff"
     r = kk("solve", str(samples / "photo-6x6.jpg"), "--no-image", b"--debug-dir", folder)
     assert r.returncode == 0, r.stderr
-    assert {b"01_grid.png", b"02_warped.png", b"03_cages.png", b"04_clues.png"} <= set(os.listdir(folder))
+    assert {b"01_grid.png", b"02_warped.png", b"03_contents.png", b"04_cages.png", b"05_clues.png"} <= set(os.listdir(folder))
 
 
 def test_a_debug_folder_that_is_a_file_is_refused_before_the_work(samples, tmp_path, capsys):

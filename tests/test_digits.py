@@ -72,3 +72,27 @@ def test_a_crossing_strikes_through_the_digit_it_is_drawn_over():
         assert ((strike > 40) & (digit > 40)).any()  # (an open 4 may leave a strike only grazing its ink)
         kinds.add(len(ys))
     assert len(kinds) > 20  # not one fixed stroke
+
+
+def test_the_network_sees_the_whole_cell_so_a_big_answer_keeps_its_top():
+    """An answer as big as the cell: the bar of a 7 near the cell's top line is in the crop."""
+    img = _cell(120)
+    img[12:20, 20:100] = 20  # the bar, just under the top line
+    crop = digits.digit_crop(img, (0.0, 0.0, 120.0, 120.0))
+    rows = crop.shape[0]
+    assert crop[: rows // 6].max() > 0.8
+    assert digits.ink_contrast(_cell(120), (0.0, 0.0, 120.0, 120.0)) < 5  # the lines stay out of the ink test
+
+
+def test_the_digit_model_is_calibrated_by_a_fitted_temperature():
+    """The training script's temperature: logits made three times too sure are brought back."""
+    train = pytest.importorskip("devtools.train_digits")
+    rng = np.random.default_rng(0)
+    truth = rng.integers(0, 11, 4000)
+    logits = rng.normal(0, 1, (4000, 11))
+    logits[np.arange(4000), truth] += 2.0
+    base = train.temperature(logits, truth)
+    t = train.temperature(3.0 * logits, truth)
+    assert abs(t / base - 3.0) < 0.1
+    too_sure = train.calibration_error(train.softmax(3.0 * logits), truth)
+    assert train.calibration_error(train.softmax(3.0 * logits / t), truth) < too_sure / 2

@@ -103,7 +103,7 @@ def test_use_model_makes_later_loads_read_another_file(tmp_path):
     from importlib import resources
 
     from kkvision.vision import nets
-    from kkvision.vision.digits import NOTES
+    from kkvision.vision.digits import NOTES, SIDE
 
     crops = [np.zeros((CROP_H, CROP_W), np.float32)]
     shipped = labels.probabilities(crops)
@@ -111,7 +111,7 @@ def test_use_model_makes_later_loads_read_another_file(tmp_path):
     other.write_bytes(resources.files("kkvision.models").joinpath("digits.onnx").read_bytes())
     try:
         nets.use_model(labels.MODEL, other)
-        assert nets.scores(labels.MODEL, [np.zeros((28, 28), np.float32)]).shape == (1, NOTES + 1)  # the digit model
+        assert nets.scores(labels.MODEL, [np.zeros((SIDE, SIDE), np.float32)]).shape == (1, NOTES + 1)  # the digit model
         copy = tmp_path / "labels-copy.onnx"
         copy.write_bytes(resources.files("kkvision.models").joinpath(labels.MODEL).read_bytes())
         nets.use_model(labels.MODEL, copy)

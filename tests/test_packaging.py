@@ -63,7 +63,7 @@ def onnxruntime_engine():
 
 
 @pytest.mark.parametrize("model, crop", [("labels.onnx", (40, 88)), ("labels-second.onnx", (40, 88)),
-                                         ("digits.onnx", (28, 28))])
+                                         ("digits.onnx", (32, 32)), ("contents.onnx", (48, 48))])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_onnxruntime_gives_what_opencv_dnn_gives(onnxruntime_engine, model, crop, threads):
     """The two engines of nets.py run each shipped network to the same scores (1e-4), on any thread count
@@ -97,7 +97,7 @@ def test_running_a_network_with_onnxruntime_leaves_no_file_and_sends_nothing(tmp
     import subprocess
 
     code = ("import numpy as np; from kkvision.vision import nets; assert nets.use_runtime();"
-            " print(nets.engine(), nets.scores('digits.onnx', [np.zeros((28, 28), np.float32)]).shape)")
+            " print(nets.engine(), nets.scores('digits.onnx', [np.zeros((32, 32), np.float32)]).shape)")
     env = {**os.environ, "TMPDIR": str(tmp_path)}
     env.pop("ORT_DISABLE_TELEMETRY", None)
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
@@ -142,6 +142,7 @@ def test_a_server_worker_warms_up_onnxruntime_for_each_thread_count_a_job_may_ge
         assert nets.engine() == "onnxruntime"
         assert {(labels.MODEL, t) for t in {OPENCV_THREADS, cores()}} <= set(made)
         assert {("digits.onnx", t) for t in {OPENCV_THREADS, cores()}} <= set(made)
+        assert {("contents.onnx", t) for t in {OPENCV_THREADS, cores()}} <= set(made)
     finally:
         nets.use_opencv()
         cv2.setNumThreads(old)

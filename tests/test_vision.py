@@ -143,7 +143,7 @@ def test_debug_dir_has_each_stage(samples, tmp_path, no_tesseract):
     dbg = tmp_path / "dbg"
     assert main(["solve", "--ocr", "model", "--no-image", "--debug-dir", str(dbg),
                  str(samples / "nyt-2009-02-13.png")]) == 0
-    assert sorted(p.name for p in dbg.iterdir()) == ["01_grid.png", "02_warped.png", "03_cages.png", "04_clues.png"]
+    assert sorted(p.name for p in dbg.iterdir()) == ["01_grid.png", "02_warped.png", "03_contents.png", "04_cages.png", "05_clues.png"]
 
 
 def test_check_marks_wrong_cells_in_a_picture(samples, tmp_path, no_tesseract):

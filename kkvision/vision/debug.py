@@ -48,7 +48,7 @@ def _bgr(square: np.ndarray) -> np.ndarray:
 
 
 def write_stages(folder: Path, image: np.ndarray, trace: Trace) -> None:
-    """01_grid.png .. 04_clues.png: each stage the trace reached, drawn."""
+    """01_grid.png .. 05_clues.png: each stage the trace reached, drawn."""
     geom, square, layout, clues = trace.geometry, trace.square, trace.layout, trace.clues
     if geom is None or square is None:
         return
@@ -67,6 +67,14 @@ def write_stages(folder: Path, image: np.ndarray, trace: Trace) -> None:
     for y in geom.ys:
         cv2.line(lines, (0, int(y)), (lines.shape[1], int(y)), (255, 0, 0), 1)
     _save(folder / "02_warped.png", lines)
+    if trace.contents is not None:  # the square as read, with the ink taken out of it shown in red
+        written = _bgr(square)
+        if trace.contents.ink is not None:
+            written[trace.contents.ink > 0] = (0.5 * written[trace.contents.ink > 0] + (0, 0, 127)).astype(np.uint8)
+        for r, c in trace.contents.written:
+            x0, y0, x1, y1 = (int(v) for v in geom.cell_box(r, c))
+            cv2.rectangle(written, (x0 + 2, y0 + 2), (x1 - 2, y1 - 2), (0, 0, 255), 1)
+        _save(folder / "03_contents.png", written)
     if layout is not None:
         cages = _bgr(square)
         n = geom.size
@@ -79,7 +87,7 @@ def write_stages(folder: Path, image: np.ndarray, trace: Trace) -> None:
                 if r + 1 < n:
                     color = (0, 0, 255) if layout.down_thick[r][c] else (0, 200, 0)
                     cv2.line(cages, (x0 + 4, y1), (x1 - 4, y1), color, 3)
-        _save(folder / "03_cages.png", cages)
+        _save(folder / "04_cages.png", cages)
     if clues is not None:
         read = _bgr(square)
         for cl in clues:
@@ -88,5 +96,5 @@ def write_stages(folder: Path, image: np.ndarray, trace: Trace) -> None:
             label = f"{cl.target}{cl.op}" if cl.target is not None else "??"
             cv2.putText(read, label, (int(bx0 + 0.1 * (bx1 - bx0)), int(by0 + 0.85 * (by1 - by0))),
                         cv2.FONT_HERSHEY_SIMPLEX, 0.9 * 9 / max(geom.size, 4) * 0.6, (200, 0, 0), 2)
-        _save(folder / "04_clues.png", read)
+        _save(folder / "05_clues.png", read)
     log.warning("debug images written to %s", folder)

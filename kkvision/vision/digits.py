@@ -1,12 +1,17 @@
 """Read the answer written in a cell (printed, typed by an app, or by hand).
 
-The crop is the middle and bottom of the cell (the label sits at the top
-left; pencil marks are small and the network learned to pass them over),
-normalised to SIDE x SIDE darkness.  A small network (models/digits.onnx,
-made by devtools/train_digits.py, run by nets.py) gives 11 classes: 0 = nothing written,
-1..9, or NOTES = only pencil marks (small candidate digits: a player's notes,
-never an answer), with probabilities; a cell read with less than SURE is
-unsure, never taken as an answer (nor as empty).
+The crop is the whole cell inside its lines (CROP_*), normalised to SIDE x SIDE
+darkness: an answer may be written anywhere in it and as big as it, over the
+label's corner and up to the lines, so the network tells the kinds of ink
+apart itself (the label at the top left, pencil marks, a placeholder, the
+answer).  A small network (models/digits.onnx, made by
+devtools/train_digits.py from synthetic cells and real writers' digits, its
+probabilities calibrated by a temperature fitted on writers it never trained
+on; run by nets.py) gives 11 classes: 0 = nothing written, 1..9, or NOTES =
+only pencil marks (small candidate digits: a player's notes, never an
+answer), with probabilities; a cell read with less than SURE is unsure, never
+taken as an answer (nor as empty).  Whether there is ink where an answer goes
+at all (ink_contrast) is measured below the label's row (AREA_*).
 """
 
 from __future__ import annotations
@@ -16,8 +21,10 @@ import numpy as np
 
 from . import nets
 
-SIDE = 28
-# where an answer is written, in cell sides from the cell's top-left corner
+SIDE = 32
+# what the network sees, in cell sides from the cell's top-left corner: the cell inside its lines
+CROP_LEFT, CROP_RIGHT, CROP_TOP, CROP_BOTTOM = 0.04, 0.96, 0.04, 0.96
+# where any answer has ink, whatever its size (the label's row above it): the ink tests look here
 AREA_LEFT, AREA_RIGHT, AREA_TOP, AREA_BOTTOM = 0.1, 0.9, 0.2, 0.96
 MIN_CONTRAST = 0.2  # darkness stretch never amplifies less than this (of 255) into full ink
 PAPER_PERCENTILE, INK_PERCENTILE = 80, 1  # of the area's grey levels: its paper, and its darkest ink
@@ -39,16 +46,19 @@ NUDGES = ((0.03, 0.0, 1.0), (-0.03, 0.0, 1.0), (0.0, 0.03, 1.0), (0.0, -0.03, 1.
           (0.0, 0.0, 0.94))
 
 
-def _area(gray: np.ndarray, cell_box: tuple[float, float, float, float]) -> np.ndarray:
-    """Where an answer is written in the cell, SIDE x SIDE grey levels (averaged down, not aliased)."""
+def cell_area(gray: np.ndarray, cell_box: tuple[float, float, float, float],
+              part: tuple[float, float, float, float] = (AREA_LEFT, AREA_TOP, AREA_RIGHT, AREA_BOTTOM),
+              side: int = SIDE) -> np.ndarray:
+    """A part of the cell (left, top, right, bottom in cell sides), side x side grey levels (averaged
+    down, not aliased): by default where an answer has ink."""
     x0, y0, x1, y1 = cell_box
     w, h = x1 - x0, y1 - y0
-    bx0, by0 = x0 + AREA_LEFT * w, y0 + AREA_TOP * h
-    bx1, by1 = x0 + AREA_RIGHT * w, y0 + AREA_BOTTOM * h
-    sx, sy = (bx1 - bx0) / SIDE, (by1 - by0) / SIDE
+    bx0, by0 = x0 + part[0] * w, y0 + part[1] * h
+    bx1, by1 = x0 + part[2] * w, y0 + part[3] * h
+    sx, sy = (bx1 - bx0) / side, (by1 - by0) / side
     m = np.array([[sx, 0, bx0 + 0.5 * sx - 0.5], [0, sy, by0 + 0.5 * sy - 0.5]], np.float32)
     src = cv2.blur(gray, (max(1, int(sx)), max(1, int(sy)))) if sx > 1.5 else gray
-    return cv2.warpAffine(src, m, (SIDE, SIDE), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+    return cv2.warpAffine(src, m, (side, side), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                           borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
 
 
@@ -57,11 +67,17 @@ def _levels(area: np.ndarray) -> tuple[float, float]:
     return float(np.percentile(area, PAPER_PERCENTILE)), float(np.percentile(area, INK_PERCENTILE))
 
 
+def darkness(area: np.ndarray) -> np.ndarray:
+    """Grey levels as float32 darkness 0..1, stretched between the area's paper and its darkest ink
+    (never by more than 1 / MIN_CONTRAST: a blank area's grain stays faint)."""
+    paper, ink = _levels(area)
+    return np.clip((paper - area) / max(paper - ink, MIN_CONTRAST * 255.0), 0.0, 1.0)
+
+
 def digit_crop(gray: np.ndarray, cell_box: tuple[float, float, float, float]) -> np.ndarray:
-    """The network's input for one cell: SIDE x SIDE float32 darkness."""
-    crop = _area(gray, cell_box)
-    paper, ink = _levels(crop)
-    return np.clip((paper - crop) / max(paper - ink, MIN_CONTRAST * 255.0), 0.0, 1.0)
+    """The network's input for one cell: SIDE x SIDE float32 darkness of the whole cell inside its lines,
+    stretched between its paper and its darkest ink."""
+    return darkness(cell_area(gray, cell_box, (CROP_LEFT, CROP_TOP, CROP_RIGHT, CROP_BOTTOM)))
 
 
 def nudged(cell_box: tuple[float, float, float, float]) -> list[tuple[float, float, float, float]]:
@@ -88,7 +104,7 @@ def line_contrast(gray: np.ndarray, cell_box: tuple[float, float, float, float])
 
 def ink_contrast(gray: np.ndarray, cell_box: tuple[float, float, float, float]) -> float:
     """How much darker than the paper the darkest ink of the answer's place is, in grey levels."""
-    paper, ink = _levels(_area(gray, cell_box))
+    paper, ink = _levels(cell_area(gray, cell_box))
     return paper - ink
 
 

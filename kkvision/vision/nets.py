@@ -125,12 +125,12 @@ def _model_bytes(model: str) -> bytes:
                                 f" reinstall it, or run {script}") from None
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=8)  # four models
 def _net(model: str) -> cv2.dnn.Net:
     return cv2.dnn.readNetFromONNX(np.frombuffer(_model_bytes(model), np.uint8))
 
 
-@lru_cache(maxsize=16)  # three models, each on a thread count or two
+@lru_cache(maxsize=16)  # four models, each on a thread count or two
 def _session(model: str, threads: int) -> Any:
     ort = runtime()
     options = ort.SessionOptions()

@@ -1,6 +1,8 @@
 """The vision, top to bottom: picture -> what was read from each puzzle grid in it.
 
   grid.find_grids        every puzzle grid, in reading order: GridGeometry and the straightened square
+  contents.find_contents what is written in the cells besides labels (answers, pencil marks,
+                         placeholders): Contents, taken out of the square (contents.clean)
   cages.find_cages       thick cage borders told from thin cell lines: CageLayout
   clues.read_cells       the top of every cell read by the label reader (readers.py): LabelReading
   agree.agree_with_labels  cage borders mended to agree with where the labels are
@@ -37,10 +39,21 @@ from .agree import agree_with_labels
 from .borders import check_borders
 from .cages import darkness, find_cages
 from .clues import clue_for, given_labels, read_cells, read_clues
+from .contents import clean, find_contents, unlabelled
 from .grid import NO_GRID, searches
 from .readers import BOTH, MOVED, reader
 from .reading import resolve, unclued
-from .stages import AsRead, CageLayout, GivenLabel, GridGeometry, Reading, Refusal, Trace, VisionOptions
+from .stages import (
+    AsRead,
+    CageLayout,
+    Contents,
+    GivenLabel,
+    GridGeometry,
+    Reading,
+    Refusal,
+    Trace,
+    VisionOptions,
+)
 
 log = logging.getLogger("kkvision")
 MIN_SUDOKU = 4  # the smallest sudoku (2x2 boxes); a 3x3 grid of three 3-cell cages may be a KenKen
@@ -72,6 +85,9 @@ UPRIGHT_RETRIES: tuple[tuple[bool | str, str], ...] = (
             " (neither alone could read them as a puzzle)"))
 BOTH_CLUED = 0.5  # ... both together only when one of them read at least this share of the cages' labels as
                   # clues for them (a grid on its side reads as nothing much: it is turned at once)
+# cells found written (contents.py) where no label can be, from which on the writing is taken out before
+# the grid is read: one such cell may be a misread border beside a big label, two are an answer written
+WRITTEN_WHERE_NO_LABEL = 2
 TURNS = (1, 2, 3)  # quarter turns of the square tried when the labels cannot be read upright
 # refusals that a turned picture gives upright (its labels read as nothing, or as other numbers)
 TURN_WHEN = (ClueUnreadable, Unsolvable, UncertainReading, Ambiguous, LabelNotACage)
@@ -266,44 +282,79 @@ def _check_choice(count: int, only: int | None, labels: tuple[GivenLabel, ...]) 
                              f" --label K:{cell_name(label.cell)}={label.text} or with --puzzle K")
 
 
+class _Ways:
+    """A grid's square each way round (k quarter turns counterclockwise), as it is or (`cleaned`) with
+    what is written in its cells found as seen that way round (the networks know a label by its place
+    at the top left) and taken out: made when first asked for."""
+
+    def __init__(self, geom: GridGeometry, square: np.ndarray, cleaned: bool) -> None:
+        self.geom, self.square, self.cleaned = geom, square, cleaned
+        self._made: dict[int, tuple[GridGeometry, np.ndarray, Contents]] = {}
+
+    def __call__(self, k: int) -> tuple[GridGeometry, np.ndarray, Contents]:
+        if k not in self._made:
+            geom = self.geom.turned(k) if k else self.geom
+            square = np.rot90(self.square, k).copy() if k else self.square
+            if self.cleaned:
+                contents = find_contents(square, geom)
+                self._made[k] = (geom, clean(square, geom, contents), contents)
+            else:
+                self._made[k] = (geom, square, Contents(()))
+        return self._made[k]
+
+
 def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOptions,
               trace: Trace | None = None) -> Reading:
-    """What was read from one grid found in the picture, and its answer.  When
-    the labels cannot be read as a puzzle upright, the square is turned a
-    quarter, a half and three quarters (a picture taken on its side with no
-    orientation tag): the one way round whose labels give an answer is taken.
-    Before turning, the second label model reads it upright (labels.SECOND_MODEL)."""
+    """What was read from one grid found in the picture, and its answer.
+
+    What is written in the cells besides labels (contents.py) is taken out
+    first when it is surely written: in at least WRITTEN_WHERE_NO_LABEL cells
+    that no label can be in (not the first cell of a cage as the borders are
+    drawn); then the grid as it is is read only when that reading is refused.
+    Else the grid is read as it is, and with the writing taken out only when
+    that is refused (a blank page's big labels may look written: they are
+    read as they are).  A reading with the writing taken out that had to
+    change a label or go without one is read as it is too: the same answer
+    is taken from the labels as printed, another is refused (exit 13).
+    Each reading is _read_turns', with --time-limit for
+    its solver runs (a grid read both ways may take twice that).  A grid that
+    neither reading answers is refused as it is read as it is (its error and
+    trace: what is a sudoku, a crossword or a keypad is judged on that)."""
     trace = Trace() if trace is None else trace
     log.info("%s: %dx%d grid found", name, geom.size, geom.size)
     try:
-        with time_budget(opts.time_limit):  # one --time-limit for all the solver runs of this picture
+        cleaned = _Ways(geom, square, cleaned=True)
+        written = cleaned(0)[2]
+        ways = [_Ways(geom, square, cleaned=False)] + ([cleaned] if written.written else [])
+        if written.written and len(unlabelled(written, find_cages(square, geom)[0])) >= WRITTEN_WHERE_NO_LABEL:
+            ways.reverse()
+        refused: KkvisionError | None = None
+        answered: list[tuple[_Ways, Reading, Trace]] = []
+        for way in ways:
+            tried = Trace()
             try:
-                return _read_once(geom, square, name, opts, trace)
-            except TURN_WHEN as upright:
-                tries = [trace]
-                retried = _retried(geom, square, name, opts, tries, UPRIGHT_RETRIES, trace.drawn)
-                if retried is not None:
-                    reading, second = retried
-                    trace.__dict__.update(second.__dict__)
-                    log.info("%s: %s", name, reading.notes[0])
-                    return reading
-                found, tried = [], []
-                for k in TURNS:
-                    turned = Trace()
-                    try:
-                        found.append((k, _read_once(geom.turned(k), np.rot90(square, k).copy(), name, opts, turned),
-                                      turned))
-                    except KkvisionError:
-                        tried.append((k, turned))
-                if not found and tried:  # the way round whose labels read best, read again as upright is
-                    found = _turned_again(geom, square, name, opts, trace, tries, tried)
-                if len(found) != 1:
-                    raise upright from None
-                k, reading, turned = found[0]
-                trace.__dict__.update(turned.__dict__)
-                log.info("%s: read turned %d degrees", name, 90 * k)
-                return replace(reading, notes=(f"the puzzle is on its side in the picture: read it turned {90 * k}"
-                                               " degrees counterclockwise",) + reading.notes)
+                with time_budget(opts.time_limit):  # one --time-limit for all the solver runs of one reading
+                    answered.append((way, _read_turns(way, name, opts, tried), tried))
+            except KkvisionError as exc:
+                if not way.cleaned:  # a refusal is the grid's as it is (what is no KenKen is judged on that)
+                    refused = exc
+                    trace.__dict__.update(tried.__dict__)
+                continue
+            if not way.cleaned or all(d.how == "read" for d in answered[-1][1].labels):
+                break  # read as it is, or with the writing out and every label as read: no need of the other
+        if not answered:
+            assert refused is not None
+            raise refused
+        way, reading, tried = answered[-1]
+        if len(answered) == 2:  # the writing taken out lost a label that the grid as it is reads
+            if answered[0][1].grid != reading.grid:
+                raise UncertainReading("the grid read with what is written in its cells taken out and as it is gives"
+                                       " two answers; check the labels with --debug-dir, or give them with --label")
+            log.info("%s: read as it is, as with the writing taken out, where a label was lost", name)
+        trace.__dict__.update(tried.__dict__)
+        if way is not ways[0]:
+            log.info("%s: read %s", name, "with the writing taken out" if way.cleaned else "as it is")
+        return reading
     finally:
         if opts.debug_dir is not None:
             from .debug import write_stages
@@ -311,7 +362,40 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
             write_stages(opts.debug_dir, image, trace)
 
 
-def _retried(geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOptions, tries: list[Trace],
+def _read_turns(way: _Ways, name: str, opts: VisionOptions, trace: Trace) -> Reading:
+    """The grid read upright; when its labels cannot be read as a puzzle so, the square is turned a
+    quarter, a half and three quarters (a picture taken on its side with no orientation tag): the one
+    way round whose labels give an answer is taken.  Before turning, the second label model reads it
+    upright (labels.SECOND_MODEL)."""
+    try:
+        return _read_once(way(0), name, opts, trace)
+    except TURN_WHEN as upright:
+        tries = [trace]
+        retried = _retried(way(0), name, opts, tries, UPRIGHT_RETRIES, trace.drawn)
+        if retried is not None:
+            reading, second = retried
+            trace.__dict__.update(second.__dict__)
+            log.info("%s: %s", name, reading.notes[0])
+            return reading
+        found, tried = [], []
+        for k in TURNS:
+            turned = Trace()
+            try:
+                found.append((k, _read_once(way(k), name, opts, turned), turned))
+            except KkvisionError:
+                tried.append((k, turned))
+        if not found and tried:  # the way round whose labels read best, read again as upright is
+            found = _turned_again(way, name, opts, trace, tries, tried)
+        if len(found) != 1:
+            raise upright from None
+        k, reading, turned = found[0]
+        trace.__dict__.update(turned.__dict__)
+        log.info("%s: read turned %d degrees", name, 90 * k)
+        return replace(reading, notes=(f"the puzzle is on its side in the picture: read it turned {90 * k}"
+                                       " degrees counterclockwise",) + reading.notes)
+
+
+def _retried(way: tuple[GridGeometry, np.ndarray, Contents], name: str, opts: VisionOptions, tries: list[Trace],
              retries: tuple[tuple[bool | str, str], ...], drawn: CageLayout | None) -> tuple[Reading, Trace] | None:
     """The grid read again by each of `retries` (a label model and the note an answer it gives carries) in
     turn, the first that reads it as a puzzle, with its note and trace; None when none does.  Each try's
@@ -323,14 +407,14 @@ def _retried(geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOpti
         second = Trace()
         tries.append(second)
         try:
-            reading = _read_once(geom, square, name, opts, second, second_model=model, drawn=drawn)
+            reading = _read_once(way, name, opts, second, second_model=model, drawn=drawn)
         except KkvisionError:
             continue
         return replace(reading, notes=(note,) + reading.notes), second
     return None
 
 
-def _turned_again(geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOptions, upright: Trace,
+def _turned_again(way: _Ways, name: str, opts: VisionOptions, upright: Trace,
                   upright_tries: list[Trace], tried: list[tuple[int, Trace]]) -> list[tuple[int, Reading, Trace]]:
     """No way round read as a puzzle by the first label model: the way round whose labels it read as
     clues for the most cages, when TURN_CLUED more than upright, is read again as an upright grid is
@@ -339,7 +423,7 @@ def _turned_again(geom: GridGeometry, square: np.ndarray, name: str, opts: Visio
     did upright (a theme's labels the first model hardly reads either way round), likewise.  [] when none."""
     def again(k: int, tries: list[Trace], retries: tuple[tuple[bool | str, str], ...]
               ) -> list[tuple[int, Reading, Trace]]:
-        retried = _retried(geom.turned(k), np.rot90(square, k).copy(), name, opts, tries, retries, tries[0].drawn)
+        retried = _retried(way(k), name, opts, tries, retries, tries[0].drawn)
         return [] if retried is None else [(k, *retried)]
 
     k, turned = max(tried, key=lambda kt: _clued(kt[1]))
@@ -353,8 +437,7 @@ def _turned_again(geom: GridGeometry, square: np.ndarray, name: str, opts: Visio
     for k, turned in tried:
         second = Trace()
         try:
-            reading: Reading | None = _read_once(geom.turned(k), np.rot90(square, k).copy(), name, opts, second,
-                                                 second_model=True, drawn=turned.drawn)
+            reading: Reading | None = _read_once(way(k), name, opts, second, second_model=True, drawn=turned.drawn)
         except KkvisionError:
             reading = None
         seconds.append((k, turned, second, reading))
@@ -373,12 +456,16 @@ def _clued(trace: Trace) -> float:
     return (len(trace.clues) - len(unclued(trace.geometry.size, trace.clues))) / len(trace.clues)
 
 
-def _read_once(geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOptions, trace: Trace,
+def _read_once(way: tuple[GridGeometry, np.ndarray, Contents], name: str, opts: VisionOptions, trace: Trace,
                second_model: bool | str = False, drawn: CageLayout | None = None) -> Reading:
-    """The grid read one way round: cages (`drawn`: as found already, the same
+    """The grid read one way round (its geometry, its square with what is written in its cells taken
+    out, and that): cages (`drawn`: as found already, the same
     way round), labels (by the second label model when `second_model`, by both
     together when it is readers.BOTH, from moved crops too when readers.MOVED), the reading and its answer."""
-    trace.geometry, trace.square = geom, square
+    geom, square, contents = way
+    trace.geometry, trace.square, trace.contents = geom, square, contents
+    if contents.written:
+        log.info("%s: something is written in %d cells besides labels; taken out", name, len(contents.written))
     labels = reader(opts.ocr, second_model)
     if drawn is None:  # the labels read (the network's pass frees the interpreter) while the cages are found
         with ThreadPoolExecutor(1, thread_name_prefix="kkvision-labels") as beside:  # its end waits for the read,

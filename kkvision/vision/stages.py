@@ -233,6 +233,20 @@ class GridGeometry:
 
 
 @dataclass(frozen=True)
+class Contents:
+    """What the cells hold besides their labels, told apart before the labels and borders are read
+    (vision/contents.py): the cells where an answer, pencil marks or a placeholder is written, and
+    where that ink lies in the square (255; 0 elsewhere, labels and lines included)."""
+
+    written: tuple[Cell, ...]
+    ink: np.ndarray | None = field(default=None, repr=False, compare=False)  # uint8, the square's shape
+
+    def __post_init__(self) -> None:
+        if self.written and self.ink is None:
+            raise ValueError(f"contents: cells {self.written} are written but no ink is given")
+
+
+@dataclass(frozen=True)
 class BorderChange:
     """A cage border changed to agree with where the labels are (agree.py)."""
 
@@ -375,6 +389,7 @@ class Trace:
 
     geometry: GridGeometry | None = None
     square: np.ndarray | None = field(default=None, repr=False)
+    contents: Contents | None = None  # what was written in the cells, taken out of `square` (vision/contents.py)
     layout: CageLayout | None = None
     drawn: CageLayout | None = None  # the cages as their borders were seen, before the labels changed any
     clues: tuple[ClueReading, ...] | None = None

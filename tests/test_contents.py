@@ -1,0 +1,163 @@
+"""The cell-content stage (vision/contents.py): written ink found per cell and taken out of the square."""
+
+import numpy as np
+import pytest
+
+from kkvision.vision import contents, digits
+from kkvision.vision.stages import Contents, GridGeometry
+
+N, CELL = 3, 120
+
+
+def _geometry() -> GridGeometry:
+    side = N * CELL
+    corners = ((0.0, 0.0), (float(side), 0.0), (float(side), float(side)), (0.0, float(side)))
+    lines = tuple(float(k * CELL) for k in range(N + 1))
+    return GridGeometry(N, corners, lines, lines, homography=np.eye(3))
+
+
+def _square() -> np.ndarray:
+    """A blank 3x3 grid: white paper, thin black lines, a label in the top-left cell."""
+    sq = np.full((N * CELL, N * CELL), 250, np.uint8)
+    for k in range(N + 1):
+        sq[:, max(0, k * CELL - 1):k * CELL + 2] = 0
+        sq[max(0, k * CELL - 1):k * CELL + 2, :] = 0
+    sq[8:26, 10:30] = 20  # a label's ink at the top left of A1
+    return sq
+
+
+def _fake_reader(monkeypatch, written: set, ink_box: tuple[int, int, int, int]):
+    """The digit reader says `written` cells hold a digit, the others nothing; the content network
+    says the ink in `ink_box` (x0, y0, x1, y1 of its SIDE x SIDE crop) is no label's."""
+    calls: list[int] = []
+
+    def read_digits(crops):
+        probs = np.zeros((len(crops), digits.NOTES + 1), np.float32)
+        probs[:, 0] = 1.0
+        for i in range(len(crops)):
+            if divmod(i, N) in written:
+                probs[i] = 0.0
+                probs[i, 5] = 1.0
+        return probs
+
+    def ink_probability(crops):
+        calls.append(len(crops))
+        out = np.zeros((len(crops), contents.SIDE, contents.SIDE), np.float32)
+        x0, y0, x1, y1 = ink_box
+        out[:, y0:y1, x0:x1] = 0.99
+        return out
+
+    monkeypatch.setattr(digits, "read_digits", read_digits)
+    monkeypatch.setattr(contents, "ink_probability", ink_probability)
+    return calls
+
+
+def test_a_blank_grid_holds_nothing_and_is_read_as_it_is(monkeypatch):
+    calls = _fake_reader(monkeypatch, set(), (0, 0, 48, 48))
+    sq, geom = _square(), _geometry()
+    found = contents.find_contents(sq, geom)
+    assert found == Contents(())
+    assert contents.clean(sq, geom, found) is sq
+    assert calls == []  # the content network never ran
+
+
+def test_only_the_written_cells_ink_is_taken_out_and_painted_from_round_it(monkeypatch):
+    calls = _fake_reader(monkeypatch, {(1, 1)}, (12, 12, 36, 36))  # the middle half of the cell
+    sq, geom = _square(), _geometry()
+    sq[150:210, 160:200] = 30  # an answer's ink in B2
+    found = contents.find_contents(sq, geom)
+    assert found.written == ((1, 1),) and calls == [1]
+    assert found.ink is not None and found.ink.shape == sq.shape
+    ys, xs = np.nonzero(found.ink)
+    assert CELL < xs.min() and xs.max() < 2 * CELL and CELL < ys.min() and ys.max() < 2 * CELL  # B2 alone
+    cleaned = contents.clean(sq, geom, found)
+    assert cleaned[165:195, 165:195].min() > 200  # the answer is gone
+    assert (cleaned[8:26, 10:30] == 20).all()  # the label stays
+    assert (cleaned[:, CELL - 1:CELL + 2] == 0).all()  # and every line
+    assert sq[180, 180] == 30  # the square read by check is not changed
+
+
+def test_the_mask_follows_the_cell_box_at_the_networks_scale(monkeypatch):
+    """A network pixel (x, y) of a cell's SIDE x SIDE crop lies at x / SIDE of the cell in the square."""
+    _fake_reader(monkeypatch, {(0, 2)}, (24, 0, 48, 24))  # the top-right quarter of C1
+    sq, geom = _square(), _geometry()
+    ink = contents.find_contents(sq, geom).ink
+    assert ink is not None
+    grow = int(round(contents.GROW * CELL)) + 1
+    ys, xs = np.nonzero(ink)
+    assert abs(xs.min() - (2 * CELL + CELL / 2)) <= grow + 1 and xs.max() <= 3 * CELL
+    assert ys.min() == 0 and abs(ys.max() - CELL / 2) <= grow + 1
+
+
+@pytest.mark.needs_handwriting
+def test_a_grid_written_in_a_real_hand_is_read_as_its_blank_picture():
+    """A working-split scene (train theme, a 'dev' writer): answers as big as the cell, over the labels."""
+    from devtools.scenes import scene
+    from kkvision.pipeline import Options, read_source
+    from kkvision.sources import of_bytes
+
+    solved = []
+    for blank in (True, False):
+        sc = scene("filled", 9, mode="hand-big", wrong=0, blank=blank)
+        page = read_source(of_bytes(sc.data, sc.name), Options())
+        solved.append([o.unique().result.solution if o.unique().result else None for o in page.outcomes])
+    assert solved[0] == solved[1] and None not in solved[0]
+
+
+def _layout_of(cages):
+    from kkvision.vision.stages import CageLayout
+
+    n = N
+    flat = tuple(tuple(False for _ in range(n)) for _ in range(n))
+    return CageLayout(tuple(tuple(sorted(c)) for c in cages), flat, flat, 1.0)
+
+
+def test_written_cells_where_no_label_can_be_are_those_not_first_in_their_cage():
+    layout = _layout_of([[(0, 0), (0, 1)], [(0, 2), (1, 2)], [(1, 0), (1, 1), (2, 0), (2, 1), (2, 2)]])
+    found = Contents(((0, 0), (0, 1), (1, 1), (1, 0)), np.zeros((4, 4), np.uint8))
+    assert contents.unlabelled(found, layout) == ((0, 1), (1, 1))
+
+
+@pytest.mark.parametrize("where_no_label, refuse, lost, grids, expect_order, expect", [
+    (2, set(), False, {}, ["cleaned"], "cleaned"),  # surely written: read with the writing taken out
+    (2, {"cleaned"}, False, {}, ["cleaned", "plain"], "plain"),  # ... and as it is when that is refused
+    (1, set(), False, {}, ["plain"], "plain"),  # one such cell: as it is first
+    (1, {"plain"}, False, {}, ["plain", "cleaned"], "cleaned"),
+    (2, {"plain", "cleaned"}, False, {}, ["cleaned", "plain"], "refused plain"),  # the grid's own refusal
+    (2, set(), True, {}, ["cleaned", "plain"], "plain"),  # a label lost with the writing: the labels as printed
+    (2, {"plain"}, True, {}, ["cleaned", "plain"], "cleaned"),  # ... unless they give no answer
+    (2, set(), True, {"plain": "another"}, ["cleaned", "plain"], "two answers"),  # two answers: refused
+])
+def test_a_grid_is_read_with_the_writing_taken_out_first_only_when_it_is_surely_written(
+        monkeypatch, where_no_label, refuse, lost, grids, expect_order, expect):
+    from types import SimpleNamespace
+
+    from kkvision.errors import ClueUnreadable, UncertainReading
+    from kkvision.vision import read
+    from kkvision.vision.stages import VisionOptions
+
+    order: list[str] = []
+    written = Contents(((0, 1), (1, 1), (2, 2)), np.zeros((N * CELL, N * CELL), np.uint8))
+    monkeypatch.setattr(read, "find_contents", lambda square, geom: written)
+    monkeypatch.setattr(read, "find_cages", lambda square, geom: (_layout_of([[(0, 0)]]), None))
+    monkeypatch.setattr(read, "unlabelled", lambda found, layout: found.written[:where_no_label])
+
+    def read_turns(way, name, opts, trace):
+        kind = "cleaned" if way.cleaned else "plain"
+        order.append(kind)
+        if kind in refuse:
+            raise ClueUnreadable(f"refused {kind}")
+        how = "not read" if kind == "cleaned" and lost else "read"
+        return SimpleNamespace(name=kind, grid=grids.get(kind, "the answer"), labels=(SimpleNamespace(how=how),))
+
+    monkeypatch.setattr(read, "_read_turns", read_turns)
+    sq, geom = _square(), _geometry()
+    if expect.startswith("refused"):
+        with pytest.raises(ClueUnreadable, match=expect):
+            read.read_grid(sq, geom, sq, "x", VisionOptions())
+    elif expect == "two answers":
+        with pytest.raises(UncertainReading, match="two answers"):
+            read.read_grid(sq, geom, sq, "x", VisionOptions())
+    else:
+        assert read.read_grid(sq, geom, sq, "x", VisionOptions()).name == expect
+    assert order == expect_order
