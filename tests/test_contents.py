@@ -126,6 +126,7 @@ def test_written_cells_where_no_label_can_be_are_those_not_first_in_their_cage()
     (2, {"plain", "cleaned"}, False, {}, ["cleaned", "plain"], "refused plain"),  # the grid's own refusal
     (2, set(), True, {}, ["cleaned", "plain"], "plain"),  # a label lost with the writing: the labels as printed
     (2, {"plain"}, True, {}, ["cleaned", "plain"], "cleaned"),  # ... unless they give no answer
+    (1, {"plain"}, True, {}, ["plain", "cleaned"], "cleaned"),
     (2, set(), True, {"plain": "another"}, ["cleaned", "plain"], "two answers"),  # two answers: refused
 ])
 def test_a_grid_is_read_with_the_writing_taken_out_first_only_when_it_is_surely_written(

@@ -315,7 +315,9 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
     that is refused (a blank page's big labels may look written: they are
     read as they are).  A reading with the writing taken out that had to
     change a label or go without one is read as it is too: the same answer
-    is taken from the labels as printed, another is refused (exit 13).
+    is taken from the labels as printed, another is refused (exit 13); when
+    the grid as it is gives none, the reading with the writing out stands
+    (its changed labels weighed as always: reading.py's margin).
     Each reading is _read_turns', with --time-limit for
     its solver runs (a grid read both ways may take twice that).  A grid that
     neither reading answers is refused as it is read as it is (its error and
@@ -340,7 +342,7 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
                     refused = exc
                     trace.__dict__.update(tried.__dict__)
                 continue
-            if not way.cleaned or all(d.how == "read" for d in answered[-1][1].labels):
+            if not way.cleaned or not _lost_label(answered[-1][1]):
                 break  # read as it is, or with the writing out and every label as read: no need of the other
         if not answered:
             assert refused is not None
@@ -360,6 +362,11 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
             from .debug import write_stages
 
             write_stages(opts.debug_dir, image, trace)
+
+
+def _lost_label(reading: Reading) -> bool:
+    """Whether the answer takes a label otherwise than it was read, or goes without one."""
+    return any(d.how in ("changed", "not read") for d in reading.labels)
 
 
 def _read_turns(way: _Ways, name: str, opts: VisionOptions, trace: Trace) -> Reading:
