@@ -8,7 +8,7 @@ From the repository root (dev-only: not installed with the package):
 kkvision.vision.contents takes a player's answers, pencil marks and a site's
 placeholders out of the cells before labels and borders are read.  This
 network says where that ink is: for each pixel of a whole cell seen at
-contents.SIDE x SIDE (contents.crop), the probability that its ink is no
+contents.SIDE x SIDE (contents.crops), the probability that its ink is no
 label's.  Training cells are devtools/train_digits.py's synthetic cells
 (cell_picture: grid lines, a label or none, pencil marks, placeholders and
 answers typed, drawn as kkvision draws them, written by real writers of
@@ -49,7 +49,7 @@ def example(rng: random.Random, split: str) -> tuple[np.ndarray, np.ndarray]:
     """One cell's crop (uint8 darkness) and its target (1 where the ink is no label's)."""
     picture, _, box, other = cell_picture(rng, split, REAL_SHARE, layers=True)
     assert other is not None
-    x = contents.crop(picture, box)
+    x = contents.crops(picture, [box])[0]
     layer = digits.cell_area(other.astype(np.float32), box, (0.0, 0.0, 1.0, 1.0), contents.SIDE) / 255.0
     return (x * 255).astype(np.uint8), ((layer >= OTHER) & (x >= INK_LEVEL / 2)).astype(np.uint8)
 

@@ -162,7 +162,7 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
         FAINT_INK,
         NOTES,
         SURE,
-        digit_crop,
+        digit_crops,
         ink_contrast,
         line_contrast,
         read_digits,
@@ -171,7 +171,7 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
     n = geometry.size
     square = geometry.square(picture)
     cells = [(r, c) for r in range(n) for c in range(n)]
-    probs = read_digits([digit_crop(square, geometry.cell_box(r, c)) for r, c in cells])
+    probs = read_digits(digit_crops(square, [geometry.cell_box(r, c) for r, c in cells]))
     grid = [[BLANK] * n for _ in range(n)]
     unsure: list[Cell] = []
     pencil: list[Cell] = []
@@ -211,11 +211,11 @@ def _unsteady(square: np.ndarray, geometry: GridGeometry, called: list[tuple[Cel
     digit is another with the cell's box nudged a few percent (digits.NUDGES: how far a photo's cell
     lines may be off): a confused reading (a hand's right 2, its stroke through the label, read 7 or 1
     as the box moves), never ground for calling an answer wrong."""
-    from .vision.digits import NOTES, NUDGES, digit_crop, nudged, read_digits
+    from .vision.digits import NOTES, NUDGES, digit_crops, nudged, read_digits
 
     if not called:
         return []
-    crops = [digit_crop(square, box) for (r, c), _ in called for box in nudged(geometry.cell_box(r, c))]
+    crops = digit_crops(square, [box for (r, c), _ in called for box in nudged(geometry.cell_box(r, c))])
     probs = read_digits(crops).reshape(len(called), len(NUDGES), -1)
     return [cell for (cell, likeliest), p in zip(called, probs)
             if any(int(q[1:NOTES].argmax()) + 1 != likeliest for q in p)]

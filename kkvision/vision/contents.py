@@ -41,10 +41,10 @@ GROW = 0.02  # of the cell side: the mask is grown by this (a network pixel is 1
 PAINT_RADIUS = 0.03  # of the cell side: how far round a taken-out pixel inpainting looks
 
 
-def crop(gray: np.ndarray, cell_box: tuple[float, float, float, float]) -> np.ndarray:
-    """The network's input for one cell: SIDE x SIDE float32 darkness of the whole cell, its lines at the
+def crops(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, float]]) -> list[np.ndarray]:
+    """The network's input for each cell: SIDE x SIDE float32 darkness of the whole cell, its lines at the
     border, stretched between its paper and its darkest ink."""
-    return digits.darkness(digits.cell_area(gray, cell_box, (0.0, 0.0, 1.0, 1.0), SIDE))
+    return [digits.darkness(a) for a in digits.cell_areas(gray, cell_boxes, (0.0, 0.0, 1.0, 1.0), SIDE)]
 
 
 def ink_probability(crops: list[np.ndarray]) -> np.ndarray:
@@ -58,11 +58,11 @@ def find_contents(square: np.ndarray, geom: GridGeometry) -> Contents:
     """The cells of the grid where something besides a label is written, and where its ink lies."""
     n = geom.size
     cells = [(r, c) for r in range(n) for c in range(n)]
-    probs = digits.read_digits([digits.digit_crop(square, geom.cell_box(r, c)) for r, c in cells])
+    probs = digits.read_digits(digits.digit_crops(square, [geom.cell_box(r, c) for r, c in cells]))
     written = [cell for cell, p in zip(cells, probs) if p[0] < 1.0 - WRITTEN]
     if not written:
         return Contents(())
-    maps = ink_probability([crop(square, geom.cell_box(r, c)) for r, c in written])
+    maps = ink_probability(crops(square, [geom.cell_box(r, c) for r, c in written]))
     ink = np.zeros(square.shape[:2], np.uint8)
     for (r, c), prob in zip(written, maps):
         x0, y0, x1, y1 = geom.cell_box(r, c)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from . import nets
+from . import nets, stats
 
 SIDE = 32
 # what the network sees, in cell sides from the cell's top-left corner: the cell inside its lines
@@ -46,25 +46,41 @@ NUDGES = ((0.03, 0.0, 1.0), (-0.03, 0.0, 1.0), (0.0, 0.03, 1.0), (0.0, -0.03, 1.
           (0.0, 0.0, 0.94))
 
 
+def cell_areas(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, float]],
+               part: tuple[float, float, float, float] = (AREA_LEFT, AREA_TOP, AREA_RIGHT, AREA_BOTTOM),
+               side: int = SIDE) -> list[np.ndarray]:
+    """A part of each cell (left, top, right, bottom in cell sides), side x side grey levels (averaged
+    down, not aliased): by default where an answer has ink.  The picture is blurred once for each size
+    of averaging the cells ask for (a grid's cells ask for one or two), not once a cell."""
+    blurred: dict[tuple[int, int], np.ndarray] = {}
+    out = []
+    for x0, y0, x1, y1 in cell_boxes:
+        w, h = x1 - x0, y1 - y0
+        bx0, by0 = x0 + part[0] * w, y0 + part[1] * h
+        bx1, by1 = x0 + part[2] * w, y0 + part[3] * h
+        sx, sy = (bx1 - bx0) / side, (by1 - by0) / side
+        m = np.array([[sx, 0, bx0 + 0.5 * sx - 0.5], [0, sy, by0 + 0.5 * sy - 0.5]], np.float32)
+        src = gray
+        if sx > 1.5:
+            k = (max(1, int(sx)), max(1, int(sy)))
+            if k not in blurred:
+                blurred[k] = cv2.blur(gray, k)
+            src = blurred[k]
+        out.append(cv2.warpAffine(src, m, (side, side), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                  borderMode=cv2.BORDER_REPLICATE).astype(np.float32))
+    return out
+
+
 def cell_area(gray: np.ndarray, cell_box: tuple[float, float, float, float],
               part: tuple[float, float, float, float] = (AREA_LEFT, AREA_TOP, AREA_RIGHT, AREA_BOTTOM),
               side: int = SIDE) -> np.ndarray:
-    """A part of the cell (left, top, right, bottom in cell sides), side x side grey levels (averaged
-    down, not aliased): by default where an answer has ink."""
-    x0, y0, x1, y1 = cell_box
-    w, h = x1 - x0, y1 - y0
-    bx0, by0 = x0 + part[0] * w, y0 + part[1] * h
-    bx1, by1 = x0 + part[2] * w, y0 + part[3] * h
-    sx, sy = (bx1 - bx0) / side, (by1 - by0) / side
-    m = np.array([[sx, 0, bx0 + 0.5 * sx - 0.5], [0, sy, by0 + 0.5 * sy - 0.5]], np.float32)
-    src = cv2.blur(gray, (max(1, int(sx)), max(1, int(sy)))) if sx > 1.5 else gray
-    return cv2.warpAffine(src, m, (side, side), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                          borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    """cell_areas of one cell."""
+    return cell_areas(gray, [cell_box], part, side)[0]
 
 
 def _levels(area: np.ndarray) -> tuple[float, float]:
     """The area's paper and ink grey levels."""
-    return float(np.percentile(area, PAPER_PERCENTILE)), float(np.percentile(area, INK_PERCENTILE))
+    return stats.percentile(area, PAPER_PERCENTILE), stats.percentile(area, INK_PERCENTILE)
 
 
 def darkness(area: np.ndarray) -> np.ndarray:
@@ -72,6 +88,11 @@ def darkness(area: np.ndarray) -> np.ndarray:
     (never by more than 1 / MIN_CONTRAST: a blank area's grain stays faint)."""
     paper, ink = _levels(area)
     return np.clip((paper - area) / max(paper - ink, MIN_CONTRAST * 255.0), 0.0, 1.0)
+
+
+def digit_crops(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, float]]) -> list[np.ndarray]:
+    """digit_crop of many cells of one picture (blurred once, cell_areas)."""
+    return [darkness(a) for a in cell_areas(gray, cell_boxes, (CROP_LEFT, CROP_TOP, CROP_RIGHT, CROP_BOTTOM))]
 
 
 def digit_crop(gray: np.ndarray, cell_box: tuple[float, float, float, float]) -> np.ndarray:
