@@ -98,7 +98,7 @@ def digit_crops(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, fl
 def digit_crop(gray: np.ndarray, cell_box: tuple[float, float, float, float]) -> np.ndarray:
     """The network's input for one cell: SIDE x SIDE float32 darkness of the whole cell inside its lines,
     stretched between its paper and its darkest ink."""
-    return darkness(cell_area(gray, cell_box, (CROP_LEFT, CROP_TOP, CROP_RIGHT, CROP_BOTTOM)))
+    return digit_crops(gray, [cell_box])[0]
 
 
 def nudged(cell_box: tuple[float, float, float, float]) -> list[tuple[float, float, float, float]]:

@@ -289,17 +289,22 @@ class _Ways:
 
     def __init__(self, geom: GridGeometry, square: np.ndarray, cleaned: bool) -> None:
         self.geom, self.square, self.cleaned = geom, square, cleaned
+        self._found: dict[int, tuple[GridGeometry, np.ndarray, Contents]] = {}
         self._made: dict[int, tuple[GridGeometry, np.ndarray, Contents]] = {}
+
+    def found(self, k: int) -> tuple[GridGeometry, np.ndarray, Contents]:
+        """The grid k quarters round as it is, and what is written in its cells (nothing when not `cleaned`):
+        the writing found, not yet taken out (read_grid decides by it which reading comes first)."""
+        if k not in self._found:
+            geom = self.geom.turned(k) if k else self.geom
+            square = np.rot90(self.square, k).copy() if k else self.square
+            self._found[k] = (geom, square, find_contents(square, geom) if self.cleaned else Contents(()))
+        return self._found[k]
 
     def __call__(self, k: int) -> tuple[GridGeometry, np.ndarray, Contents]:
         if k not in self._made:
-            geom = self.geom.turned(k) if k else self.geom
-            square = np.rot90(self.square, k).copy() if k else self.square
-            if self.cleaned:
-                contents = find_contents(square, geom)
-                self._made[k] = (geom, clean(square, geom, contents), contents)
-            else:
-                self._made[k] = (geom, square, Contents(()))
+            geom, square, contents = self.found(k)
+            self._made[k] = (geom, clean(square, geom, contents), contents)  # the square itself when none
         return self._made[k]
 
 
@@ -326,7 +331,7 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
     log.info("%s: %dx%d grid found", name, geom.size, geom.size)
     try:
         cleaned = _Ways(geom, square, cleaned=True)
-        written = cleaned(0)[2]
+        written = cleaned.found(0)[2]  # taken out (inpainted) only if that reading is made
         ways = [_Ways(geom, square, cleaned=False)] + ([cleaned] if written.written else [])
         if written.written and len(unlabelled(written, find_cages(square, geom)[0])) >= WRITTEN_WHERE_NO_LABEL:
             ways.reverse()
