@@ -218,6 +218,7 @@ def main() -> None:
     ap.add_argument("--label-model", type=Path, help="read labels with this model file")
     ap.add_argument("--hands", action="store_true", help="also the real-hand kinds (needs ../shared/handwriting)")
     ap.add_argument("--only", choices=("fonts", "hands"), help="only the fonts' kinds, or only the real hands'")
+    ap.add_argument("--split", choices=("dev", "locked"), help="the real hands of this split only (default both)")
     args = ap.parse_args()
     kinds = {"fonts": () if args.only == "hands" else FILL_MODES,
              "hands": HAND_KINDS if args.hands or args.only == "hands" else ()}
@@ -228,7 +229,7 @@ def main() -> None:
              if kinds["fonts"]]
     cases += [(base + i, locked, HAND_KINDS[i % len(HAND_KINDS)], WRONG_COUNTS[i % len(WRONG_COUNTS)],
                "locked" if locked else "dev") for locked, base in ((False, args.seed), (True, LOCKED_SEED + args.seed))
-              for i in range(args.count) if kinds["hands"]]
+              for i in range(args.count) if kinds["hands"] and args.split in (None, "locked" if locked else "dev")]
     with ProcessPoolExecutor(args.jobs, initializer=_worker_init, initargs=(args.digit_model, args.label_model)) as pool:
         scores = list(pool.map(run, cases))
     print(table(scores))

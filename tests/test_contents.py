@@ -162,3 +162,37 @@ def test_a_grid_is_read_with_the_writing_taken_out_first_only_when_it_is_surely_
     else:
         assert read.read_grid(sq, geom, sq, "x", VisionOptions()).name == expect
     assert order == expect_order
+
+
+@pytest.mark.parametrize("where_no_label, cleaned_labelled, expect", [
+    (2, True, "refused cleaned"),  # surely written, and a KenKen with the writing out: refused as one
+    (2, False, "refused plain"),  # no labels with the writing out (a sudoku's givens taken out): as it is
+    (1, True, "refused plain"),  # the writing not sure: the grid's own refusal
+])
+def test_a_grid_neither_reading_answers_is_refused_as_a_kenken_when_its_writing_hid_the_labels(
+        monkeypatch, where_no_label, cleaned_labelled, expect):
+    """So that a page's KenKen filled in with big answers is refused as a KenKen (its labels with the
+    writing taken out), not left out as a keypad for the labels the answers hide."""
+    from types import SimpleNamespace
+
+    from kkvision.errors import ClueUnreadable
+    from kkvision.vision import read
+    from kkvision.vision.stages import Trace, VisionOptions
+
+    written = Contents(((0, 1), (1, 1), (2, 2)), np.zeros((N * CELL, N * CELL), np.uint8))
+    monkeypatch.setattr(read, "find_contents", lambda square, geom: written)
+    monkeypatch.setattr(read, "find_cages", lambda square, geom: (_layout_of([[(0, 0)]]), None))
+    monkeypatch.setattr(read, "unlabelled", lambda found, layout: found.written[:where_no_label])
+
+    def read_turns(way, name, opts, trace):
+        kind = "cleaned" if way.cleaned else "plain"
+        labelled = cleaned_labelled if way.cleaned else False
+        trace.clues = tuple(SimpleNamespace(texts=(("12+" if labelled else "", 1.0),)) for _ in range(4))
+        raise ClueUnreadable(f"refused {kind}")
+
+    monkeypatch.setattr(read, "_read_turns", read_turns)
+    sq, geom = _square(), _geometry()
+    trace = Trace()
+    with pytest.raises(ClueUnreadable, match=expect):
+        read.read_grid(sq, geom, sq, "x", VisionOptions(), trace)
+    assert read.looks_like_kenken(trace) == (expect == "refused cleaned")

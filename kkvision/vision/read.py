@@ -326,7 +326,9 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
     Each reading is _read_turns', with --time-limit for
     its solver runs (a grid read both ways may take twice that).  A grid that
     neither reading answers is refused as it is read as it is (its error and
-    trace: what is a sudoku, a crossword or a keypad is judged on that)."""
+    trace: what is a sudoku, a crossword or a keypad is judged on that), or,
+    when its writing was sure, as read cleaned if that looks like a KenKen
+    (_refusing_way)."""
     trace = Trace() if trace is None else trace
     log.info("%s: %dx%d grid found", name, geom.size, geom.size)
     try:
@@ -335,7 +337,7 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
         ways = [_Ways(geom, square, cleaned=False)] + ([cleaned] if written.written else [])
         if written.written and len(unlabelled(written, find_cages(square, geom)[0])) >= WRITTEN_WHERE_NO_LABEL:
             ways.reverse()
-        refused: KkvisionError | None = None
+        refused: dict[bool, tuple[KkvisionError, Trace]] = {}  # each reading's refusal, by whether cleaned
         answered: list[tuple[_Ways, Reading, Trace]] = []
         for way in ways:
             tried = Trace()
@@ -343,15 +345,14 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
                 with time_budget(opts.time_limit):  # one --time-limit for all the solver runs of one reading
                     answered.append((way, _read_turns(way, name, opts, tried), tried))
             except KkvisionError as exc:
-                if not way.cleaned:  # a refusal is the grid's as it is (what is no KenKen is judged on that)
-                    refused = exc
-                    trace.__dict__.update(tried.__dict__)
+                refused[way.cleaned] = (exc, tried)
                 continue
             if not way.cleaned or not _lost_label(answered[-1][1]):
                 break  # read as it is, or with the writing out and every label as read: no need of the other
         if not answered:
-            assert refused is not None
-            raise refused
+            exc, tried = refused[_refusing_way(ways, refused)]
+            trace.__dict__.update(tried.__dict__)
+            raise exc
         way, reading, tried = answered[-1]
         if len(answered) == 2:  # the writing taken out lost a label that the grid as it is reads
             if answered[0][1].grid != reading.grid:
@@ -367,6 +368,16 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
             from .debug import write_stages
 
             write_stages(opts.debug_dir, image, trace)
+
+
+def _refusing_way(ways: list[_Ways], refused: dict[bool, tuple[KkvisionError, Trace]]) -> bool:
+    """Which reading's refusal (and trace) a grid that neither answers is refused with: as it is,
+    unless the writing was sure (read cleaned first) and with it taken out the grid looks like a
+    KenKen (labels in its cages' first cells): then that one, so that a page's KenKen filled in with
+    big answers is refused as one, not left out as a keypad for the labels the answers hid.  What is a
+    sudoku or a crossword stays judged as it is (their givens taken out leave no labels)."""
+    return bool(ways[0].cleaned and True in refused and refused[True][1].clues
+                and looks_like_kenken(refused[True][1]))
 
 
 def _lost_label(reading: Reading) -> bool:
