@@ -49,11 +49,13 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="kkvision",
         description="Solve KenKen / Calcudoku puzzles from photos, scans, screenshots or text.",
-        epilog="Exit codes: " + ", ".join(f"{c.value} {c.name.lower()}" for c in ExitCode),
+        epilog=EXAMPLES["kkvision"] + "\n\nExit codes: " + ", ".join(f"{c.value} {c.name.lower()}" for c in ExitCode),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--version", action=_Version, nargs=0, help="show the versions of kkvision and its engines, and exit")
+    p.add_argument("-V", "--version", action=_Version, nargs=0,
+                   help="show the versions of kkvision and its engines, and exit")
     loudness(p)
-    sub = p.add_subparsers(dest="command", required=True)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", title="commands")
 
     def reading(sp: argparse.ArgumentParser) -> None:
         """The options every command shares: how the input is read."""
@@ -83,7 +85,8 @@ def _parser() -> argparse.ArgumentParser:
                              " INPUT.hint.EXT, EXT the input's format: jpg, png or webp; png for PDF pages)")
         sp.add_argument("--no-image", action="store_true", help="do not write an output image")
 
-    s = sub.add_parser("solve", help="solve puzzles and print (and draw) the solutions")
+    s = sub.add_parser("solve", help="solve puzzles and print (and draw) the solutions", epilog=EXAMPLES["solve"],
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     common(s)
     s.add_argument("more", type=Path, nargs="*", metavar="INPUT",
                    help="more images, puzzle files, folders or PDFs ('-': standard input): each is solved"
@@ -91,22 +94,51 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--output-dir", type=Path, help="write the output pictures here, named after their inputs (made if missing)")
     s.add_argument("--jobs", type=int, default=0, help="inputs solved at once (default: the number of cores)")
     s.add_argument("--report", type=Path, help="a row per input to this new file: .csv, or JSON Lines otherwise")
-    c = sub.add_parser("check", help="compare your answers with the solution, mark wrong cells")
+    c = sub.add_parser("check", help="compare your answers with the solution, mark wrong cells", epilog=EXAMPLES["check"],
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     common(c)
     c.add_argument("answers", type=Path, nargs="?",
                    help="text file: one line of digits per row, '.' for blank (default: read the answers"
                         " written in the picture's cells)")
-    h = sub.add_parser("hint", help="reveal a few cells that follow from the clues, each with its reason")
+    h = sub.add_parser("hint", help="reveal a few cells that follow from the clues, each with its reason", epilog=EXAMPLES["hint"],
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     common(h)
     h.add_argument("answers", type=Path, nargs="?",
                    help="your progress as a text file: one line of digits per row, '.' for blank (default: the"
                         " digits written in the picture's cells); cells written wrong are named first")
     h.add_argument("--cells", type=int, default=1, help="how many empty cells to reveal (default 1)")
-    v = sub.add_parser("convert", help="print a puzzle (text or image) in another text format")
+    v = sub.add_parser("convert", help="print a puzzle (text or image) in another text format", epilog=EXAMPLES["convert"],
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     reading(v)
-    v.add_argument("--to", choices=formats.FORMATS, required=True)
+    v.add_argument("--to", choices=formats.FORMATS, required=True,
+                   help="the text format to print: " + ", ".join(formats.FORMATS))
     _serve_parser(sub)
     return p
+
+
+EXAMPLES = {  # each command's help ends with these (and `kkvision` alone prints the first)
+    "kkvision": "examples:\n"
+                "  kkvision solve photo.jpg              solve it, draw the answer into photo.solved.jpg\n"
+                "  kkvision check photo.jpg              are the answers written in the picture right?\n"
+                "  kkvision hint photo.jpg --cells 2     reveal two cells, each with its reason\n"
+                "  kkvision convert photo.jpg --to keen  the puzzle as text\n"
+                "  kkvision serve --host 0.0.0.0         a web page for phones on this network\n"
+                "  kkvision COMMAND -h                   a command's options",
+    "solve": "examples:\n"
+             "  kkvision solve photo.jpg                  answer printed, drawn into photo.solved.jpg\n"
+             "  kkvision solve scans/ --output-dir out/   every picture of a folder, answers in out/\n"
+             "  kkvision solve book.pdf --json            every page's puzzles as JSON Lines\n"
+             "  kkvision solve photo.jpg --label B3=12+   a label read wrong, given",
+    "check": "examples:\n"
+             "  kkvision check photo.jpg            the answers written in the picture, checked\n"
+             "  kkvision check photo.jpg mine.txt   your answers typed: a line of digits a row, '.' blank",
+    "hint": "examples:\n"
+            "  kkvision hint photo.jpg              one cell revealed, with its reason\n"
+            "  kkvision hint photo.jpg --cells 3    three",
+    "convert": "examples:\n"
+               "  kkvision convert photo.jpg --to keen    the puzzle in Simon Tatham's Keen format\n"
+               "  kkvision convert puzzle.txt --to json   a text puzzle in another format",
+}
 
 
 def _serve_parser(sub: Any) -> None:
@@ -627,7 +659,11 @@ def _as_read(seen: AsRead, to: str, where: str) -> tuple[str, Puzzle | None, lis
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:  # `kkvision` alone: what it does and how to start
+        parser.print_help()
+        return int(ExitCode.OK)
     _log_to_stderr(logging.INFO if args.verbose else logging.ERROR if args.quiet else logging.WARNING)
     try:
         _check_args(args)

@@ -83,3 +83,29 @@ def test_solve_several_files_as_json_lines(samples, capsys):
     assert main(["solve", "--json", str(samples / "kk0.j.txt"), str(samples / "nyt-2009-02-13.shields.txt")]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     assert [json.loads(line)["input"].rsplit("/", 1)[-1] for line in lines] == ["kk0.j.txt", "nyt-2009-02-13.shields.txt"]
+
+
+def test_kkvision_alone_greets_with_its_commands_and_examples(capsys):
+    assert main([]) == ExitCode.OK
+    out = capsys.readouterr()
+    assert out.err == ""
+    for command in ("solve", "check", "hint", "convert", "serve"):
+        assert command in out.out
+    assert "examples:" in out.out and "kkvision solve photo.jpg" in out.out
+
+
+@pytest.mark.parametrize("command", ["solve", "check", "hint", "convert"])
+def test_each_commands_help_ends_with_examples_and_explains_every_option(command, capsys):
+    with pytest.raises(SystemExit) as done:
+        main([command, "-h"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert f"kkvision {command} " in out.split("examples:")[1]
+    if command == "convert":
+        assert "the text format to print" in out
+
+
+def test_dash_capital_v_is_the_version(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["-V"])
+    assert done.value.code == 0 and capsys.readouterr().out.startswith("kkvision ")
