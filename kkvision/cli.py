@@ -33,7 +33,7 @@ from .errors import (
 from .pipeline import Options, Outcome, Page, read_source
 from .puzzle import Puzzle
 from .report import dump, grid_text, outcome_record, record
-from .sources import Source, expand
+from .sources import Source, expand, load
 from .vision.stages import AsRead, GivenLabel
 
 if TYPE_CHECKING:
@@ -306,6 +306,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from .batch import Task, run_batch
 
     sources = expand([args.input, *args.more], args.dpi)
+    if all(src.kind == "empty" for src in sources):  # nothing to solve at all: one line, exit 3, no summary
+        load(sources[0], args.max_pixels)  # raises its InputError
     several = len(sources) > 1 or (str(args.input) != "-" and args.input.is_dir()) or args.input.suffix.lower() == ".pdf"
     if several and args.output is not None:
         raise UsageError("-o names one output file; with several inputs use --output-dir")

@@ -109,3 +109,9 @@ def test_dash_capital_v_is_the_version(capsys):
     with pytest.raises(SystemExit) as done:
         main(["-V"])
     assert done.value.code == 0 and capsys.readouterr().out.startswith("kkvision ")
+
+
+def test_an_empty_folder_alone_is_one_line_and_exit_3(tmp_path, capsys):
+    assert main(["solve", str(tmp_path)]) == ExitCode.INPUT
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"kkvision: error: {tmp_path}: a folder with no pictures or puzzle texts in it"]
