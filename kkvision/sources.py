@@ -15,6 +15,7 @@ picture, and decodes pictures (within the pixel limit).
 
 from __future__ import annotations
 
+import logging
 import stat
 import sys
 from dataclasses import dataclass, field
@@ -54,9 +55,17 @@ class Loaded:
 
 
 def expand(named: list[Path], dpi: int = DEFAULT_DPI) -> list[Source]:
-    """Every puzzle source the user named, in order."""
+    """Every puzzle source the user named, in order.  kkvision's own output pictures (NAME.solved.png
+    and the like) are skipped in folders and among several files named (`solve *.png` run twice), said
+    once; one named alone is read."""
     out: list[Source] = []
+    own = [p for p in named if len(named) > 1 and p.is_file() and OUTPUT_NAME.search(p.name)]
+    if own:
+        logging.getLogger("kkvision").warning("skipped %d of kkvision's own output pictures (%s%s)", len(own),
+                                              own[0].name, ", ..." if len(own) > 1 else "")
     for path in named:
+        if path in own:
+            continue
         if str(path) == "-":
             out.append(Source("-", None, kind="stdin", data=_stdin()))
         elif path.is_dir():

@@ -115,3 +115,20 @@ def test_an_empty_folder_alone_is_one_line_and_exit_3(tmp_path, capsys):
     assert main(["solve", str(tmp_path)]) == ExitCode.INPUT
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"kkvision: error: {tmp_path}: a folder with no pictures or puzzle texts in it"]
+
+
+def test_kkvisions_own_outputs_named_among_several_are_skipped_and_said_once(samples, tmp_path, capsys):
+    import shutil
+
+    for name in ("clean-8x8.png", "hidden-ops-4x4.png"):
+        shutil.copy(samples / name, tmp_path / name)
+    first = sorted(tmp_path.glob("*.png"))
+    assert main(["solve", *map(str, first)]) == 0
+    again = sorted(tmp_path.glob("*.png"))  # `solve *.png` again: the answers drawn are among them
+    assert len(again) == 4
+    capsys.readouterr()
+    assert main(["solve", "--no-image", *map(str, again)]) == 0
+    out = capsys.readouterr()
+    assert out.err.count("skipped 2 of kkvision's own output pictures") == 1
+    assert out.out.count("== ") == 2 and ".solved" not in out.out
+    assert main(["solve", "--no-image", str(tmp_path / "clean-8x8.solved.png")]) == 0  # named alone: read
