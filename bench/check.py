@@ -1,7 +1,7 @@
 """`kkvision check` on filled-in pictures: is the verdict honest?
 
     .venv/bin/python bench/check.py [--count 60] [--seed 0] [--jobs 2] [--fails]
-                                    [--digit-model PATH] [--label-model PATH]
+                                    [--digit-model PATH] [--label-model PATH] [--second-label-model PATH]
 
 Renders 2 x count filled-in scenes (devtools/scenes.py family 'filled', train and
 held-out themes; answers typed by an app, written by hand in fonts of hands,
@@ -102,7 +102,7 @@ def answered(page, truths: list) -> Iterator[tuple]:  # type: ignore[type-arg]
         yield result, truth, [list(r) for r in result.solution] == [list(r) for r in truth.solution]
 
 
-def _worker_init(digit_model: Path | None, label_model: Path | None) -> None:
+def _worker_init(digit_model: Path | None, label_model: Path | None, second_label_model: Path | None) -> None:
     import cv2
 
     from kkvision.vision import digits, labels, nets
@@ -112,6 +112,8 @@ def _worker_init(digit_model: Path | None, label_model: Path | None) -> None:
         nets.use_model(digits.MODEL, digit_model)
     if label_model is not None:
         nets.use_model(labels.MODEL, label_model)
+    if second_label_model is not None:
+        nets.use_model(labels.SECOND_MODEL, second_label_model)
 
 
 def _solved(data: bytes, name: str, truths: list) -> tuple[set[int], str]:  # type: ignore[type-arg]
@@ -216,6 +218,7 @@ def main() -> None:
     ap.add_argument("--fails", action="store_true")
     ap.add_argument("--digit-model", type=Path, help="read written cells with this model file (one just trained)")
     ap.add_argument("--label-model", type=Path, help="read labels with this model file")
+    ap.add_argument("--second-label-model", type=Path, help="the second label model (labels.SECOND_MODEL): this file")
     ap.add_argument("--hands", action="store_true", help="also the real-hand kinds (needs ../shared/handwriting)")
     ap.add_argument("--only", choices=("fonts", "hands"), help="only the fonts' kinds, or only the real hands'")
     ap.add_argument("--split", choices=("dev", "locked"), help="the real hands of this split only (default both)")
@@ -230,7 +233,8 @@ def main() -> None:
     cases += [(base + i, locked, HAND_KINDS[i % len(HAND_KINDS)], WRONG_COUNTS[i % len(WRONG_COUNTS)],
                "locked" if locked else "dev") for locked, base in ((False, args.seed), (True, LOCKED_SEED + args.seed))
               for i in range(args.count) if kinds["hands"] and args.split in (None, "locked" if locked else "dev")]
-    with ProcessPoolExecutor(args.jobs, initializer=_worker_init, initargs=(args.digit_model, args.label_model)) as pool:
+    models = (args.digit_model, args.label_model, args.second_label_model)
+    with ProcessPoolExecutor(args.jobs, initializer=_worker_init, initargs=models) as pool:
         scores = list(pool.map(run, cases))
     print(table(scores))
     if args.fails:

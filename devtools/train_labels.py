@@ -129,6 +129,12 @@ WRITTEN = 0.0  # share of cells with an answer written by a hand (devtools.strok
 # of those written answers, the share written by a real writer of devtools/hands.py's training split (an
 # MNIST digit, 35..95% of the cell high: over the label's corner and up to the lines), the rest by strokes
 REAL_HANDS = 0.7
+# of those written answers, the share taken out as the runtime's content stage takes them out before labels
+# are read (vision/contents.py: the answer's ink that is no label's or line's, grown by GROW, inpainted), so
+# the network learns labels as the cleaned square shows them: broken where an answer crossed them, with an
+# inpainted smudge beside them (0: none, as the shipped label models were trained)
+CLEANED = 0.0
+KEPT_INK = 40  # grey levels under the paper: a label's or a line's ink, which the content stage keeps
 BLURRY = 0.0  # share of crops blurred 0.13..0.22 of the label's cap height (the usual blur: at most 0.13), as a
               # far photo of a small screen or page leaves small labels (0: as labels-second.onnx was trained)
 FALLBACK = {"−": "-", "–": "-", "—": "-", "×": "x", "✕": "x", "·": "x", "÷": "/"}
@@ -463,7 +469,10 @@ def scene(rng: random.Random, designs: dict[str, list[str]], text: str | None = 
                                                              y0 + s * rng.uniform(0.45, 0.7)), rng)[: img.size[1]]
         pen = np.array(rng.choice([(170, 20, 20), (30, 40, 150), (20, 20, 20), (90, 90, 90)]), np.float32)
         alpha = (hand / 255.0)[..., None]
-        img = Image.fromarray((np.asarray(img) * (1 - alpha) + pen * alpha).astype(np.uint8))
+        before = np.asarray(img)
+        img = Image.fromarray((before * (1 - alpha) + pen * alpha).astype(np.uint8))
+        if CLEANED and rng.random() < CLEANED:
+            img = Image.fromarray(_cleaned(before, np.asarray(img), hand, s, paper))
     arr = np.asarray(img).astype(np.float32)
     arr = _degrade(arr, rng, fsize * 0.72)
     gray = cv2.cvtColor(np.clip(arr, 0, 255).astype(np.uint8), cv2.COLOR_RGB2GRAY)
@@ -475,6 +484,19 @@ def scene(rng: random.Random, designs: dict[str, list[str]], text: str | None = 
     jitter = [rng.uniform(-0.05, 0.05) * S for _ in range(4)]
     box = (x0 * scale + jitter[0], y0 * scale + jitter[1], (x0 + s) * scale + jitter[2], (y0 + s) * scale + jitter[3])
     return label_crop(gray, box), truth, name
+
+
+def _cleaned(before: np.ndarray, after: np.ndarray, hand: np.ndarray, s: float, paper: tuple[int, ...]) -> np.ndarray:
+    """`after` (RGB, a hand's answer drawn over `before`) with the answer taken out as
+    vision/contents.py takes it out: its ink where it is no label's or line's (their ink in `before`:
+    darker than the paper by KEPT_INK), grown by contents.GROW of the cell side `s`, inpainted."""
+    from kkvision.vision.contents import GROW, PAINT_RADIUS
+
+    kept = float(np.mean(paper)) - before.astype(np.float32).mean(2) > KEPT_INK
+    ink = ((hand[: after.shape[0], : after.shape[1]] > 64) & ~kept).astype(np.uint8) * 255
+    grow = max(1, int(round(GROW * s)))
+    grown = cv2.dilate(ink, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1)))
+    return cv2.inpaint(np.ascontiguousarray(after), grown, max(2.0, PAINT_RADIUS * s), cv2.INPAINT_TELEA)
 
 
 def _degrade(arr: np.ndarray, rng: random.Random, cap: float) -> np.ndarray:
@@ -780,7 +802,7 @@ def export(model, path: Path) -> None:  # type: ignore[no-untyped-def]
 
 
 def main() -> None:
-    global RESHAPE, SMALL, WRITTEN, BLURRY  # the crops' recipe, read by scene() here and in the pool's (forked) workers
+    global RESHAPE, SMALL, WRITTEN, CLEANED, BLURRY  # the crops' recipe, read by scene() here and in the pool's (forked) workers
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--samples", type=int, default=150_000, help="synthetic training crops")
     ap.add_argument("--val", type=int, default=3000, help="synthetic crops in held-out fonts, to measure")
@@ -801,6 +823,8 @@ def main() -> None:
                     help="share of labels 8-12%% of the cell high (models/labels.onnx: 0.12)")
     ap.add_argument("--written", type=float, default=WRITTEN,
                     help="share of cells with a big hand-written answer reaching up to the label (0: none)")
+    ap.add_argument("--cleaned", type=float, default=CLEANED,
+                    help="of the --written answers, the share taken out as the content stage does (inpainted)")
     ap.add_argument("--blurry", type=float, default=BLURRY,
                     help="share of crops blurred more than a person reads easily (0: none)")
     ap.add_argument("--net", default=NETS[0], choices=NETS,
@@ -816,7 +840,7 @@ def main() -> None:
     ap.add_argument("--preview-fonts", default="train", choices=("train", *HELDOUT),
                     help="the fonts of the preview: the training ones or a held-out group")
     args = ap.parse_args()
-    RESHAPE, SMALL, WRITTEN, BLURRY = args.reshape, args.small, args.written, args.blurry
+    RESHAPE, SMALL, WRITTEN, CLEANED, BLURRY = args.reshape, args.small, args.written, args.cleaned, args.blurry
     if args.preview:
         x, y, _ = synthetic(96, args.seed, args.preview_fonts, args.jobs)
         rows = [np.concatenate(list(x[i:i + 8]), axis=1) for i in range(0, 96, 8)]

@@ -88,3 +88,23 @@ def test_the_teacher_runs_the_shipped_model_as_kkvision_does():
     assert np.allclose(got, want.reshape(got.shape), atol=1e-5)
     assert teacher.reads(crops) == [labels.decode(p, keep=1)[0][0] for p in labels.probabilities(
         list(crops.astype(np.float32) / 255.0))]
+
+
+def test_a_cleaned_answer_leaves_the_label_and_lines_it_crossed():
+    """--cleaned: the answer's ink is taken out as the content stage takes it out (grown, inpainted),
+    but where it crossed the label or a line, their ink stays (the content stage keeps it too)."""
+    from devtools.train_labels import _cleaned
+
+    before = np.full((100, 100, 3), 240, np.uint8)
+    before[:, 48:52] = 20  # a cell line
+    before[10:20, 10:30] = 30  # a label's bar
+    hand = np.zeros((100, 100), np.uint8)
+    hand[15:90, 20:24] = 255  # an answer's stroke through the label's bar, down the cell
+    hand[60:64, 20:80] = 255  # and across the line
+    after = before.copy()
+    after[hand > 0] = 60
+    out = _cleaned(before, after, hand, 100.0, 240)
+    assert out[70:90, 20:24].mean() > 200  # the stroke below the label is gone: paper again
+    assert out[60:64, 30:45].mean() > 200
+    assert out[10:20, 10:19].mean() < 60 and out[15:20, 20:24].mean() < 100  # the label stays, where crossed too
+    assert out[61:63, 48:52].mean() < 100  # the line runs on where the stroke crossed it
