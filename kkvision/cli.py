@@ -480,12 +480,18 @@ def _each(args: argparse.Namespace, page: Page, outcome: Outcome) -> str:
     return f"{page.name} #{outcome.index}: "
 
 
+def _lines(page: Page) -> bool:
+    """--json prints JSON Lines (a record a line) when the page gives more than one record, else one
+    indented record."""
+    return len(page.outcomes) > 1
+
+
 def _failed(args: argparse.Namespace, page: Page, outcome: Outcome, where: str) -> int:
     """A puzzle that could not be read or solved: its error on stderr (and its record with --json)."""
     assert outcome.error is not None
     print(f"kkvision: error: {where}{outcome.error.message}", file=sys.stderr)
     if args.json:
-        print(dump(outcome_record(args.command, page.name, outcome), False))
+        print(dump(outcome_record(args.command, page.name, outcome), _lines(page)))
     return int(outcome.error.exit_code)
 
 
@@ -539,7 +545,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         check, unsure, blank, verdict_code = judged.check, judged.unsure, judged.blank, judged.verdict
         if args.json:
             print(dump(outcome_record("check", page.name, outcome, image=str(image) if image else None,
-                                      **judged.record_fields(outcome.result.notes)), False))
+                                      **judged.record_fields(outcome.result.notes)), _lines(page)))
         else:
             print(grid_text(check.answers, set(check.wrong), set(unsure)))
             print(f"{len(check.wrong)} wrong, {len(blank)} blank"
@@ -594,7 +600,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
         cells = hinted.hints
         if args.json:
             print(dump(outcome_record("hint", page.name, outcome, image=str(image) if image else None,
-                                      **hinted.record_fields(outcome.result.notes)), False))
+                                      **hinted.record_fields(outcome.result.notes)), _lines(page)))
         else:
             for hint in cells:
                 print(f"{cell_name(hint.cell)} is wrong: {hint.reason}" if hint.wrong
@@ -633,7 +639,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
             continue
         if args.json:
             print(dump(record("convert", page.name, puzzle=puzzle, notes=notes, text=text, labels=unsure or None,
-                              index=outcome.index), False))
+                              index=outcome.index), _lines(page)))
         else:
             print(text, end="")
     return code

@@ -132,3 +132,18 @@ def test_kkvisions_own_outputs_named_among_several_are_skipped_and_said_once(sam
     assert out.err.count("skipped 2 of kkvision's own output pictures") == 1
     assert out.out.count("== ") == 2 and ".solved" not in out.out
     assert main(["solve", "--no-image", str(tmp_path / "clean-8x8.solved.png")]) == 0  # named alone: read
+
+
+@pytest.mark.parametrize("command", [["hint", "--no-image"], ["check", "--no-image"], ["convert", "--to", "keen"]])
+def test_a_page_of_two_puzzles_gives_json_lines_for_every_command(command, tmp_path, capsys):
+    """More than one record: one a line (JSON Lines), for every command; one alone stays indented."""
+    import cv2
+
+    from tests.test_pages import page
+
+    image, _ = page((1500, 800), [(4, 500, 100, 150), (5, 550, 850, 120)], seed=3, text=0)
+    path = tmp_path / "two.png"
+    cv2.imwrite(str(path), image)
+    main([command[0], "--json", str(path), *command[1:]])
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 2 and [json.loads(line)["index"] for line in lines] == [1, 2]
