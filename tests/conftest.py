@@ -1,3 +1,4 @@
+import os
 import shutil
 from pathlib import Path
 
@@ -34,3 +35,29 @@ def samples() -> Path:
 @pytest.fixture
 def real_dev() -> Path:
     return REAL_DEV
+
+
+# Skips that say only that data outside the repository is absent (../shared): a checkout without it
+# skips those cleanly by design.  Every other skip (an extra or a browser not installed, a font
+# missing) counts against KKVISION_SKIP_BUDGET when it is set (.ci/run states CI's).
+OUTSIDE = (str(REAL_DEV), str(HANDWRITING), "seed-puzzles")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """With KKVISION_SKIP_BUDGET set, fail the run when more tests skipped than it allows (not counting
+    the skips for ../shared), naming their reasons: a missing extra must not pass as quiet skips."""
+    budget = os.environ.get("KKVISION_SKIP_BUDGET")
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if budget is None or reporter is None:
+        return
+    reasons: dict[str, int] = {}
+    for report in reporter.stats.get("skipped", []):
+        reason = str(report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr)
+        if not any(part in reason for part in OUTSIDE):
+            reasons[reason] = reasons.get(reason, 0) + 1
+    counted = sum(reasons.values())
+    reporter.write_line(f"\nskips counted against the budget: {counted} of {budget} allowed"
+                        + "".join(f"\n  {n} x {reason}" for reason, n in sorted(reasons.items())))
+    if counted > int(budget):
+        reporter.write_line(f"FAILED: {counted} tests skipped, more than KKVISION_SKIP_BUDGET={budget}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
