@@ -91,6 +91,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("more", type=Path, nargs="*", metavar="INPUT",
                    help="more images, puzzle files, folders or PDFs ('-': standard input): each is solved"
                         " (a failed one does not stop the rest; the exit code is the first failure's)")
+    s.add_argument("-r", "--recursive", action="store_true",
+                   help="a folder's folders too: every picture and puzzle text below it (default: its top level)")
     s.add_argument("--output-dir", type=Path, help="write the output pictures here, named after their inputs (made if missing)")
     s.add_argument("--jobs", type=int, default=0, help="inputs solved at once (default: the number of cores)")
     s.add_argument("--report", type=Path, help="a row per input to this new file: .csv, or JSON Lines otherwise")
@@ -305,7 +307,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     several in a process pool with a summary; the first failure's exit code."""
     from .batch import Task, run_batch
 
-    sources = expand([args.input, *args.more], args.dpi)
+    sources = expand([args.input, *args.more], args.dpi, args.recursive)
     if all(src.kind == "empty" for src in sources):  # nothing to solve at all: one line, exit 3, no summary
         load(sources[0], args.max_pixels)  # raises its InputError
     several = len(sources) > 1 or (str(args.input) != "-" and args.input.is_dir()) or args.input.suffix.lower() == ".pdf"

@@ -54,10 +54,11 @@ class Loaded:
     picture: np.ndarray | None = field(default=None, repr=False)
 
 
-def expand(named: list[Path], dpi: int = DEFAULT_DPI) -> list[Source]:
-    """Every puzzle source the user named, in order.  kkvision's own output pictures (NAME.solved.png
-    and the like) are skipped in folders and among several files named (`solve *.png` run twice), said
-    once; one named alone is read."""
+def expand(named: list[Path], dpi: int = DEFAULT_DPI, recursive: bool = False) -> list[Source]:
+    """Every puzzle source the user named, in order: a folder's pictures and puzzle texts (with
+    `recursive`, those of its folders below too, in path order).  kkvision's own output pictures
+    (NAME.solved.png and the like) are skipped in folders and among several files named (`solve *.png`
+    run twice), said once; one named alone is read."""
     out: list[Source] = []
     own = [p for p in named if len(named) > 1 and p.is_file() and OUTPUT_NAME.search(p.name)]
     if own:
@@ -69,8 +70,8 @@ def expand(named: list[Path], dpi: int = DEFAULT_DPI) -> list[Source]:
         if str(path) == "-":
             out.append(Source("-", None, kind="stdin", data=_stdin()))
         elif path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in PICTURES | TEXTS
-                           and not OUTPUT_NAME.search(p.name))
+            found = sorted(p for p in (path.rglob("*") if recursive else path.iterdir())
+                           if p.is_file() and p.suffix.lower() in PICTURES | TEXTS and not OUTPUT_NAME.search(p.name))
             # an empty folder is a source that fails alone (one record), not a batch stopped before it starts
             out += [Source(str(p), p) for p in found] or [Source(str(path), path, kind="empty")]
         elif path.suffix.lower() == ".pdf":

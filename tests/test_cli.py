@@ -147,3 +147,18 @@ def test_a_page_of_two_puzzles_gives_json_lines_for_every_command(command, tmp_p
     main([command[0], "--json", str(path), *command[1:]])
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == 2 and [json.loads(line)["index"] for line in lines] == [1, 2]
+
+
+def test_recursive_solves_the_folders_below_a_folder_too(samples, tmp_path, capsys):
+    import shutil
+
+    (tmp_path / "sub" / "deeper").mkdir(parents=True)
+    shutil.copy(samples / "kk0.j.txt", tmp_path / "kk0.j.txt")
+    shutil.copy(samples / "hidden-ops-4x4.png", tmp_path / "sub" / "deeper" / "hidden-ops-4x4.png")
+    assert main(["solve", "--json", "--no-image", str(tmp_path)]) == 0
+    assert [json.loads(line)["input"] for line in capsys.readouterr().out.split("\n") if line.startswith("{")] == [
+        str(tmp_path / "kk0.j.txt")]
+    assert main(["solve", "--json", "--no-image", "-r", str(tmp_path)]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert [json.loads(line)["input"] for line in out] == [str(tmp_path / "kk0.j.txt"),
+                                                           str(tmp_path / "sub" / "deeper" / "hidden-ops-4x4.png")]
