@@ -57,6 +57,11 @@ def _parser() -> argparse.ArgumentParser:
     loudness(p)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", title="commands")
 
+    def command(name: str, summary: str) -> argparse.ArgumentParser:
+        """A command's parser, its help ending with its EXAMPLES."""
+        return sub.add_parser(name, help=summary, epilog=EXAMPLES[name],
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+
     def reading(sp: argparse.ArgumentParser) -> None:
         """The options every command shares: how the input is read."""
         loudness(sp, default=argparse.SUPPRESS)
@@ -85,8 +90,7 @@ def _parser() -> argparse.ArgumentParser:
                              " INPUT.hint.EXT, EXT the input's format: jpg, png or webp; png for PDF pages)")
         sp.add_argument("--no-image", action="store_true", help="do not write an output image")
 
-    s = sub.add_parser("solve", help="solve puzzles and print (and draw) the solutions", epilog=EXAMPLES["solve"],
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    s = command("solve", "solve puzzles and print (and draw) the solutions")
     common(s)
     s.add_argument("more", type=Path, nargs="*", metavar="INPUT",
                    help="more images, puzzle files, folders or PDFs ('-': standard input): each is solved"
@@ -96,21 +100,18 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--output-dir", type=Path, help="write the output pictures here, named after their inputs (made if missing)")
     s.add_argument("--jobs", type=int, default=0, help="inputs solved at once (default: the number of cores)")
     s.add_argument("--report", type=Path, help="a row per input to this new file: .csv, or JSON Lines otherwise")
-    c = sub.add_parser("check", help="compare your answers with the solution, mark wrong cells", epilog=EXAMPLES["check"],
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    c = command("check", "compare your answers with the solution, mark wrong cells")
     common(c)
     c.add_argument("answers", type=Path, nargs="?",
                    help="text file: one line of digits per row, '.' for blank (default: read the answers"
                         " written in the picture's cells)")
-    h = sub.add_parser("hint", help="reveal a few cells that follow from the clues, each with its reason", epilog=EXAMPLES["hint"],
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    h = command("hint", "reveal a few cells that follow from the clues, each with its reason")
     common(h)
     h.add_argument("answers", type=Path, nargs="?",
                    help="your progress as a text file: one line of digits per row, '.' for blank (default: the"
                         " digits written in the picture's cells); cells written wrong are named first")
     h.add_argument("--cells", type=int, default=1, help="how many empty cells to reveal (default 1)")
-    v = sub.add_parser("convert", help="print a puzzle (text or image) in another text format", epilog=EXAMPLES["convert"],
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    v = command("convert", "print a puzzle (text or image) in another text format")
     reading(v)
     v.add_argument("--to", choices=formats.FORMATS, required=True,
                    help="the text format to print: " + ", ".join(formats.FORMATS))
