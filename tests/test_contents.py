@@ -118,6 +118,14 @@ def test_written_cells_where_no_label_can_be_are_those_not_first_in_their_cage()
     assert contents.unlabelled(found, layout) == ((0, 1), (1, 1))
 
 
+def _written_in(monkeypatch, read, where_no_label: int) -> None:
+    """read_grid's content stage faked: three written cells, `where_no_label` of them where no label can be."""
+    written = Contents(((0, 1), (1, 1), (2, 2)), np.zeros((N * CELL, N * CELL), np.uint8))
+    monkeypatch.setattr(read, "find_contents", lambda square, geom: written)
+    monkeypatch.setattr(read, "find_cages", lambda square, geom: (_layout_of([[(0, 0)]]), None))
+    monkeypatch.setattr(read, "unlabelled", lambda found, layout: found.written[:where_no_label])
+
+
 @pytest.mark.parametrize("where_no_label, refuse, lost, grids, expect_order, expect", [
     (2, set(), False, {}, ["cleaned"], "cleaned"),  # surely written: read with the writing taken out
     (2, {"cleaned"}, False, {}, ["cleaned", "plain"], "plain"),  # ... and as it is when that is refused
@@ -138,10 +146,7 @@ def test_a_grid_is_read_with_the_writing_taken_out_first_only_when_it_is_surely_
     from kkvision.vision.stages import VisionOptions
 
     order: list[str] = []
-    written = Contents(((0, 1), (1, 1), (2, 2)), np.zeros((N * CELL, N * CELL), np.uint8))
-    monkeypatch.setattr(read, "find_contents", lambda square, geom: written)
-    monkeypatch.setattr(read, "find_cages", lambda square, geom: (_layout_of([[(0, 0)]]), None))
-    monkeypatch.setattr(read, "unlabelled", lambda found, layout: found.written[:where_no_label])
+    _written_in(monkeypatch, read, where_no_label)
 
     def read_turns(way, name, opts, trace):
         kind = "cleaned" if way.cleaned else "plain"
@@ -179,10 +184,7 @@ def test_a_grid_neither_reading_answers_is_refused_as_a_kenken_when_its_writing_
     from kkvision.vision import read
     from kkvision.vision.stages import Trace, VisionOptions
 
-    written = Contents(((0, 1), (1, 1), (2, 2)), np.zeros((N * CELL, N * CELL), np.uint8))
-    monkeypatch.setattr(read, "find_contents", lambda square, geom: written)
-    monkeypatch.setattr(read, "find_cages", lambda square, geom: (_layout_of([[(0, 0)]]), None))
-    monkeypatch.setattr(read, "unlabelled", lambda found, layout: found.written[:where_no_label])
+    _written_in(monkeypatch, read, where_no_label)
 
     def read_turns(way, name, opts, trace):
         kind = "cleaned" if way.cleaned else "plain"
