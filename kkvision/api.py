@@ -25,19 +25,18 @@ from pathlib import Path
 
 import numpy as np
 
+from .defaults import MAX_PIXELS, TIME_LIMIT
 from .errors import UsageError
 from .pipeline import Options, Outcome, Result, read_source
 from .pipeline import solve_text as _solve_text
-from .solver import DEFAULT_TIME_LIMIT
 from .sources import Source, of_array, of_bytes
-from .vision.picture import MAX_PIXELS
 
 __all__ = ["Outcome", "Result", "solve_image", "solve_puzzles", "solve_text"]
 
 PictureSource = str | os.PathLike[str] | bytes | bytearray | memoryview | np.ndarray
 
 
-def solve_puzzles(source: PictureSource, *, ocr: str = "model", time_limit: float = DEFAULT_TIME_LIMIT,
+def solve_puzzles(source: PictureSource, *, ocr: str = "model", time_limit: float = TIME_LIMIT,
                   max_pixels: int = MAX_PIXELS) -> list[Outcome]:
     """Every puzzle in a picture (a file path, the file's bytes, or a decoded
     numpy array, BGR colour or grey), in reading order: each its Result, or
@@ -47,7 +46,7 @@ def solve_puzzles(source: PictureSource, *, ocr: str = "model", time_limit: floa
 
 
 def solve_image(source: PictureSource, *, puzzle: int | None = None, ocr: str = "model",
-                time_limit: float = DEFAULT_TIME_LIMIT, max_pixels: int = MAX_PIXELS) -> Result:
+                time_limit: float = TIME_LIMIT, max_pixels: int = MAX_PIXELS) -> Result:
     """Read and solve the puzzle in a picture; on a page of several, the one
     `puzzle` names (1-based, reading order) -- without it such a page raises
     UsageError saying so (solve_puzzles gives them all)."""
@@ -63,7 +62,7 @@ def solve_image(source: PictureSource, *, puzzle: int | None = None, ocr: str = 
     return outcome.result
 
 
-def solve_text(text: str, fmt: str | None = None, *, time_limit: float = DEFAULT_TIME_LIMIT) -> Result:
+def solve_text(text: str, fmt: str | None = None, *, time_limit: float = TIME_LIMIT) -> Result:
     """Solve a puzzle text in any of the formats (detected when `fmt` is None).
     Result.unique is False when the puzzle has several solutions (Result.other
     is a second one); the command line refuses those with exit 8."""

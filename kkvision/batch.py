@@ -24,10 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .defaults import DPI
 from .errors import KkvisionError, OutputError, OutputExists
 from .pipeline import Options, Outcome, read_source
 from .report import outcome_record, record
-from .sources import DEFAULT_DPI, PICTURES, Source
+from .sources import PICTURES, Source
 from .vocab import output_name
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ class Task:
     output: Path | None = None  # -o: this exact file (one input only)
     output_dir: Path | None = None  # --output-dir: outputs there, named after their inputs
     debug_root: Path | None = None  # --debug-dir with several inputs: a subfolder per input
-    dpi: int = DEFAULT_DPI
+    dpi: int = DPI
 
 
 def solve_source(task: Task) -> list[dict[str, Any]]:

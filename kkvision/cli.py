@@ -18,6 +18,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import __version__, formats
+from .defaults import (
+    DPI,
+    HINT_CELLS,
+    HOST,
+    MAX_PIXELS,
+    MAX_TIME_LIMIT,
+    MAX_UPLOAD,
+    PORT,
+    QUEUE_PER_WORKER,
+    TIME_LIMIT,
+)
 from .errors import (
     Ambiguous,
     ClueUnreadable,
@@ -41,7 +52,6 @@ if TYPE_CHECKING:
 from .vocab import LABEL_READERS, READER_ALIASES, cell_name
 
 log = logging.getLogger("kkvision")
-MAX_TIME_LIMIT = 3600.0  # seconds: --time-limit beyond an hour is surely a typo
 BROKEN_PIPE = 141  # exit code when our reader closed the pipe (as a shell reports a SIGPIPE death: 128 + 13)
 REFUSED = (Unsolvable, Ambiguous, UncertainReading, ClueUnreadable)  # readings convert writes as read
 
@@ -76,14 +86,14 @@ def _parser() -> argparse.ArgumentParser:
                         help="use this label for the cage starting at CELL instead of what was read"
                              " (e.g. --label B3=12+, or 2:B3=12x for the second puzzle of a page; repeatable)")
         sp.add_argument("--json", action="store_true", help="print JSON records instead of text")
-        sp.add_argument("--max-pixels", type=int, default=50_000_000,
-                        help="refuse pictures declaring more pixels than this, before decoding (default 50 MP)")
-        sp.add_argument("--dpi", type=int, default=300, help="PDF pages are rasterised at this resolution (300)")
+        sp.add_argument("--max-pixels", type=int, default=MAX_PIXELS,
+                        help=f"refuse pictures declaring more pixels than this, before decoding (default {MAX_PIXELS / 1e6:g} MP)")
+        sp.add_argument("--dpi", type=int, default=DPI, help=f"PDF pages are rasterised at this resolution ({DPI})")
 
     def common(sp: argparse.ArgumentParser) -> None:
         reading(sp)
-        sp.add_argument("--time-limit", type=float, default=20.0,
-                        help=f"solver seconds, more than 0 and at most {MAX_TIME_LIMIT:g} (default 20)")
+        sp.add_argument("--time-limit", type=float, default=TIME_LIMIT,
+                        help=f"solver seconds, more than 0 and at most {MAX_TIME_LIMIT:g} (default {TIME_LIMIT:g})")
         sp.add_argument("--debug-dir", type=Path, help="write each vision stage's picture here")
         sp.add_argument("-o", "--output", type=Path,
                         help="image to write (default beside the input: INPUT.solved.EXT, INPUT.checked.EXT or"
@@ -110,7 +120,8 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("answers", type=Path, nargs="?",
                    help="your progress as a text file: one line of digits per row, '.' for blank (default: the"
                         " digits written in the picture's cells); cells written wrong are named first")
-    h.add_argument("--cells", type=int, default=1, help="how many empty cells to reveal (default 1)")
+    h.add_argument("--cells", type=int, default=HINT_CELLS,
+                   help=f"how many empty cells to reveal (default {HINT_CELLS})")
     v = command("convert", "print a puzzle (text or image) in another text format")
     reading(v)
     v.add_argument("--to", choices=formats.FORMATS, required=True,
@@ -156,17 +167,18 @@ def _serve_parser(sub: Any) -> None:
                     "It has no accounts: anyone who can reach the port can use it, so run it on a\n"
                     "trusted network, or behind a proxy that adds them.  Needs: pip install 'kkvision[serve]'.")
     loudness(w, default=argparse.SUPPRESS)
-    w.add_argument("--host", default="127.0.0.1",
-                   help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every network)")
-    w.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free one, printed)")
+    w.add_argument("--host", default=HOST,
+                   help=f"address to listen on (default {HOST}: this machine only; 0.0.0.0: every network)")
+    w.add_argument("--port", type=int, default=PORT, help=f"port (default {PORT}; 0: any free one, printed)")
     w.add_argument("--workers", type=int, default=0, help="processes reading and solving (default: the number of cores)")
     w.add_argument("--queue", type=int, default=-1,
-                   help="requests waiting for a worker before 503 + Retry-After (default 4 per worker)")
-    w.add_argument("--max-upload", default="20MB", help="largest request body, refused with 413 (default 20MB)")
-    w.add_argument("--max-pixels", type=int, default=50_000_000,
-                   help="refuse pictures declaring more pixels than this, from the header (413; default 50 MP)")
-    w.add_argument("--time-limit", type=float, default=20.0,
-                   help="seconds one request may take in its worker (default 20); past it: the exit-12 record")
+                   help=f"requests waiting for a worker before 503 + Retry-After (default {QUEUE_PER_WORKER} per worker)")
+    upload = f"{MAX_UPLOAD / 1e6:g}MB"
+    w.add_argument("--max-upload", default=upload, help=f"largest request body, refused with 413 (default {upload})")
+    w.add_argument("--max-pixels", type=int, default=MAX_PIXELS,
+                   help=f"refuse pictures declaring more pixels than this, from the header (413; default {MAX_PIXELS / 1e6:g} MP)")
+    w.add_argument("--time-limit", type=float, default=TIME_LIMIT,
+                   help=f"seconds one request may take in its worker (default {TIME_LIMIT:g}); past it: the exit-12 record")
     w.set_defaults(puzzle=None, label=None)  # the reading options _check_args looks at
 
 
@@ -239,7 +251,7 @@ def versions() -> str:
 
 
 def _options(args: argparse.Namespace) -> Options:
-    return Options(fmt=args.format, time_limit=getattr(args, "time_limit", 20.0),
+    return Options(fmt=args.format, time_limit=getattr(args, "time_limit", TIME_LIMIT),
                    debug_dir=getattr(args, "debug_dir", None), ocr=READER_ALIASES.get(args.ocr, args.ocr),
                    max_pixels=args.max_pixels, puzzle=args.puzzle,
                    labels=tuple(parse_label(text) for text in args.label or ()))
@@ -253,7 +265,7 @@ def parse_label(text: str) -> GivenLabel:
 def _check_args(args: argparse.Namespace) -> None:
     """Refuse an impossible command line before any work (exit 2), or an output
     that cannot be written (exit 3)."""
-    limit = getattr(args, "time_limit", 20.0)
+    limit = getattr(args, "time_limit", TIME_LIMIT)
     if not (0 < limit <= MAX_TIME_LIMIT):  # also refuses nan
         raise UsageError(f"--time-limit must be more than 0 and at most {MAX_TIME_LIMIT:g} seconds, not {limit:g}")
     if getattr(args, "max_pixels", 1) <= 0:

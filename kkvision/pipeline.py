@@ -20,11 +20,11 @@ from pathlib import Path
 import numpy as np
 
 from . import formats
+from .defaults import DPI, MAX_PIXELS
 from .errors import Ambiguous, InputImageError, KkvisionError
 from .puzzle import Grid, Puzzle
 from .solver import solve
-from .sources import DEFAULT_DPI, Loaded, Source, load, of_bytes
-from .vision.picture import MAX_PIXELS
+from .sources import Loaded, Source, load, of_bytes
 from .vision.stages import AsRead, GridGeometry, LabelDecision, Reading, Trace, VisionOptions
 
 
@@ -106,7 +106,7 @@ class Page:
     picture: np.ndarray | None = field(default=None, repr=False)
 
 
-def read_source(source: Source, opts: Options, dpi: int = DEFAULT_DPI) -> Page:
+def read_source(source: Source, opts: Options, dpi: int = DPI) -> Page:
     """The source loaded and every puzzle in it read and solved (or refused).
     Raises a KkvisionError only when nothing of it could be read (no such
     file, not a picture, no grid at all, a --puzzle it does not hold)."""

@@ -27,10 +27,10 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .defaults import TIME_LIMIT as DEFAULT_TIME_LIMIT  # (the name vision/stages.py imports)
 from .errors import Ambiguous, KkvisionError, SolverTimeout, Unsolvable
 from .puzzle import PRIMES, Cage, Cell, Grid, Puzzle, TooManyTuples, cage_tuples, check_grid, prime_exponents
 
-DEFAULT_TIME_LIMIT = 20.0
 # A cage's tuples are listed in at most TUPLE_BUDGET search steps (digits tried,
 # ~0.1 s; real 8x8 pictures have a 9-cell 864* that takes 160000 for 784 tuples)
 # and kept as a table only up to MAX_TUPLES: bigger tables are slower for CP-SAT

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .defaults import DPI
 from .errors import InputError, InputImageError
 from .vocab import OUTPUT_NAME
 
@@ -31,7 +32,6 @@ TEXTS = {".txt", ".json", ".keen"}
 IMAGE_MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"BM", b"II*\x00", b"MM\x00*", b"RIFF")
 MAX_FILE_BYTES = 200_000_000  # an input file's size limit (a 50 MP PNG is at most ~150 MB)
 MAX_TEXT_BYTES = 1_000_000  # a puzzle text's size limit (a 12x12 puzzle in any format is a few KB)
-DEFAULT_DPI = 300  # a PDF page is rasterised as a 300 dpi scan would be
 MAX_PAGES = 500  # pages of one PDF or TIFF read at most (bounded work)
 
 
@@ -54,7 +54,7 @@ class Loaded:
     picture: np.ndarray | None = field(default=None, repr=False)
 
 
-def expand(named: list[Path], dpi: int = DEFAULT_DPI, recursive: bool = False) -> list[Source]:
+def expand(named: list[Path], dpi: int = DPI, recursive: bool = False) -> list[Source]:
     """Every puzzle source the user named, in order: a folder's pictures and puzzle texts (with
     `recursive`, those of its folders below too, in path order).  kkvision's own output pictures
     (NAME.solved.png and the like) are skipped in folders and among several files named (`solve *.png`
@@ -99,7 +99,7 @@ def of_array(image: np.ndarray, name: str = "picture") -> Source:
     return Source(name, None, kind="array", array=image)
 
 
-def load(source: Source, max_pixels: int, dpi: int = DEFAULT_DPI) -> Loaded:
+def load(source: Source, max_pixels: int, dpi: int = DPI) -> Loaded:
     """The source's puzzle text, or its picture decoded: said here, once."""
     from .vision.picture import check_size, decode
 

@@ -34,6 +34,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ..defaults import HINT_CELLS
 from ..errors import KkvisionError, UsageError
 from ..report import record
 from ..sources import MAX_TEXT_BYTES, is_image
@@ -186,8 +187,8 @@ def make_app(config: ServeConfig, pool: WorkerPool, upload_seconds: float = UPLO
             if m and str(value).strip():
                 labels.append(parse_label(f"{m[1] + ':' if m[1] else ''}{m[2]}={value}"))
         answers = str(form.get("answers") or "").strip() or None
-        cells = _int(form, "cells", 1)
-        return Job(command, data, name, tuple(labels), _int(form, "puzzle", None), 1 if cells is None else cells,
+        cells = _int(form, "cells", HINT_CELLS)
+        return Job(command, data, name, tuple(labels), _int(form, "puzzle", None), HINT_CELLS if cells is None else cells,
                    answers, config.time_limit, config.max_pixels)
 
     async def answer(request: Request, command: str | None) -> tuple[Job, Answer] | Response:

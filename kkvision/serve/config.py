@@ -7,17 +7,11 @@ import os
 import re
 from dataclasses import dataclass
 
+from ..defaults import HOST, MAX_PIXELS, MAX_TIME_LIMIT, MAX_UPLOAD, PORT, QUEUE_PER_WORKER, TIME_LIMIT
 from ..errors import UsageError
-from ..solver import DEFAULT_TIME_LIMIT
-from ..vision.picture import MAX_PIXELS
 
-HOST = "127.0.0.1"  # loopback unless --host says otherwise: the page has no accounts
-PORT = 8000
-MAX_UPLOAD = 20_000_000  # bytes of one request's body: a 12 MP phone JPEG is 3-8 MB, a 50 MP PNG is more
-QUEUE_PER_WORKER = 4  # requests waiting per worker before 503: at ~0.3 s a picture, about a second's wait
 MAX_WORKERS = 64  # --workers beyond this is surely a typo (each worker holds ~200 MB)
 MAX_QUEUE = 1000
-MAX_TIME_LIMIT = 3600.0  # as the command line's --time-limit
 SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmg]?)b?\s*$", re.IGNORECASE)
 
 
@@ -29,7 +23,7 @@ class ServeConfig:
     queue: int = -1  # requests waiting beyond those being solved; -1: QUEUE_PER_WORKER per worker
     max_upload: int = MAX_UPLOAD  # bytes
     max_pixels: int = MAX_PIXELS
-    time_limit: float = DEFAULT_TIME_LIMIT  # seconds one request may take in its worker
+    time_limit: float = TIME_LIMIT  # seconds one request may take in its worker
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:

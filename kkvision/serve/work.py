@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..defaults import HINT_CELLS, MAX_PIXELS, TIME_LIMIT
 from ..errors import ExitCode, InputError, KkvisionError, UsageError
 from ..pipeline import Options, Outcome, Page, read_loaded
 from ..report import outcome_record, record
@@ -47,10 +48,10 @@ class Job:
     name: str  # the upload's file name, cleaned: for the records and the picture's name only
     labels: tuple[GivenLabel, ...] = ()
     puzzle: int | None = None
-    cells: int = 1
+    cells: int = HINT_CELLS
     answers: str | None = None  # check: typed answers; hint: typed progress (None: read from the picture)
-    time_limit: float = 20.0
-    max_pixels: int = 50_000_000
+    time_limit: float = TIME_LIMIT
+    max_pixels: int = MAX_PIXELS
 
     def __post_init__(self) -> None:
         if self.command not in COMMANDS:
