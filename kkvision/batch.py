@@ -20,19 +20,15 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import numpy as np
-
+from . import commands
+from .commands import Work
 from .defaults import DPI
 from .errors import KkvisionError, OutputError, OutputExists
-from .pipeline import Options, Outcome, read_source
-from .report import outcome_record, record
+from .pipeline import Options, read_source
 from .sources import PICTURES, Source
 from .vocab import output_name
-
-if TYPE_CHECKING:
-    from .render import Drawing
 
 
 @dataclass(frozen=True)
@@ -58,17 +54,12 @@ def solve_source(task: Task) -> list[dict[str, Any]]:
     try:
         if task.write_image and task.output is None:
             writable_beside(task.source, task.output_dir)
-        page = read_source(task.source, opts, task.dpi)
-        outcomes = [o.unique() for o in page.outcomes]
-        image = None
-        if page.picture is not None and task.write_image:
-            image = write_picture(page.picture, outcomes, task.source, "solved", task.output, task.output_dir)
+        work = commands.solve(read_source(task.source, opts, task.dpi))
+        image = write_picture(work, task.source, task.output, task.output_dir) if task.write_image else None
     except KkvisionError as exc:
-        return [dict(record("solve", name, exit_code=exc.exit_code, error=exc.message),
-                     seconds=round(time.perf_counter() - t0, 3))]
-    recs = [outcome_record("solve", name, o, image=str(image) if image and o.result else None) for o in outcomes]
+        return [dict(commands.failure("solve", name, exc), seconds=round(time.perf_counter() - t0, 3))]
     seconds = round(time.perf_counter() - t0, 3)
-    return [dict(rec, seconds=seconds) for rec in recs]
+    return [dict(rec, seconds=seconds) for rec in work.records(image)]
 
 
 def run_batch(tasks: Iterable[Task], executor: Any = None) -> Iterator[dict[str, Any]]:
@@ -83,21 +74,17 @@ def run_batch(tasks: Iterable[Task], executor: Any = None) -> Iterator[dict[str,
         yield from future.result()
 
 
-def write_picture(picture: np.ndarray, outcomes: list[Outcome], source: Source, kind: str,
-                  output: Path | None = None, output_dir: Path | None = None,
-                  drawings: list[Drawing] | None = None) -> Path | None:
-    """The picture with every answered puzzle's solution drawn in (or the given
-    drawings: a check's marks, a hint's cells), written as -o, or into
-    --output-dir, or beside the input as INPUT.<kind>.EXT in the input's format
-    (output_suffix), never over a file; None when nothing was drawn, or
-    standard input with nowhere named."""
-    from .render import Drawing, draw, save_image
-
-    if drawings is None:
-        drawings = [Drawing(o.result.geometry, o.result.solution, o.result.labels) for o in outcomes
-                    if o.result is not None and o.result.geometry is not None]
-    if not drawings:
+def write_picture(work: Work[Any], source: Source, output: Path | None = None,
+                  output_dir: Path | None = None) -> Path | None:
+    """A command's picture: the page's picture with its drawings (solve's answers, check's
+    marks, hint's cells), written as -o, or into --output-dir, or beside the input as
+    INPUT.<kind>.EXT in the input's format (output_suffix), never over a file; None for a
+    text, when nothing was drawn, or standard input with nowhere named."""
+    picture, drawings, kind = work.page.picture, list(work.drawings), work.picture
+    if picture is None or not drawings:
         return None
+    from .render import draw, save_image
+
     if output is not None:
         save_image(draw(picture, drawings), output)
         return output

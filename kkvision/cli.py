@@ -12,12 +12,16 @@ import sys
 import time
 import traceback
 from collections import Counter
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
-from . import __version__, formats
+from . import __version__, commands, formats
+from .answers import Judged
+from .commands import Done, Wording, Work, parse_label
 from .defaults import (
     DPI,
     HINT_CELLS,
@@ -29,31 +33,21 @@ from .defaults import (
     QUEUE_PER_WORKER,
     TIME_LIMIT,
 )
-from .errors import (
-    Ambiguous,
-    ClueUnreadable,
-    ExitCode,
-    InputError,
-    KkvisionError,
-    OutputError,
-    OutputExists,
-    UncertainReading,
-    Unsolvable,
-    UsageError,
-)
-from .pipeline import Options, Outcome, Page, read_source
-from .puzzle import Puzzle
-from .report import dump, grid_text, outcome_record, record
+from .errors import ExitCode, InputError, KkvisionError, OutputError, OutputExists, UsageError
+from .hints import Hinted
+from .pipeline import Options, Outcome, Page, Result, read_source
+from .report import dump, grid_text
 from .sources import Source, expand, load
-from .vision.stages import AsRead, GivenLabel
-
-if TYPE_CHECKING:
-    from .render import Drawing
 from .vocab import LABEL_READERS, READER_ALIASES, cell_name
 
 log = logging.getLogger("kkvision")
+T = TypeVar("T")
 BROKEN_PIPE = 141  # exit code when our reader closed the pipe (as a shell reports a SIGPIPE death: 128 + 13)
-REFUSED = (Unsolvable, Ambiguous, UncertainReading, ClueUnreadable)  # readings convert writes as read
+WORDING = Wording(  # how the command line names the answers and the puzzle a user gives, in refusals
+    several="{page} holds {count} puzzles and {given} for one: name it with --puzzle N",
+    answers="an answers file is", progress="a progress file is",
+    no_answers="check a puzzle text against an answers file: kkvision check PUZZLE ANSWERS")
+
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
@@ -257,28 +251,16 @@ def _options(args: argparse.Namespace) -> Options:
                    labels=tuple(parse_label(text) for text in args.label or ()))
 
 
-def parse_label(text: str) -> GivenLabel:
-    """A --label's value as a GivenLabel (GivenLabel.parse: 'B3=12+', '2:B3=12x')."""
-    return GivenLabel.parse(text)
-
-
 def _check_args(args: argparse.Namespace) -> None:
     """Refuse an impossible command line before any work (exit 2), or an output
     that cannot be written (exit 3)."""
-    limit = getattr(args, "time_limit", TIME_LIMIT)
-    if not (0 < limit <= MAX_TIME_LIMIT):  # also refuses nan
-        raise UsageError(f"--time-limit must be more than 0 and at most {MAX_TIME_LIMIT:g} seconds, not {limit:g}")
-    if getattr(args, "max_pixels", 1) <= 0:
-        raise UsageError("--max-pixels must be a positive number of pixels")
+    commands.check_time_limit(getattr(args, "time_limit", TIME_LIMIT))
+    commands.check_max_pixels(getattr(args, "max_pixels", 1))
     if getattr(args, "cells", 1) < 1:
         raise UsageError("--cells must be 1 or more")
     if getattr(args, "jobs", 0) < 0 or not 20 <= getattr(args, "dpi", 300) <= 1200:
         raise UsageError("--jobs must be 0 (the number of cores) or more, and --dpi within 20..1200")
-    if args.puzzle is not None and args.puzzle < 1:
-        raise UsageError("--puzzle counts from 1 (the first puzzle of the page in reading order)")
-    for label in map(parse_label, args.label or ()):
-        if args.puzzle is not None and label.puzzle not in (None, args.puzzle):
-            raise UsageError(f"--label {label}: --puzzle {args.puzzle} reads only puzzle {args.puzzle}")
+    commands.check_choice(args.puzzle, map(parse_label, args.label or ()))
     for option, folder in (("--output-dir", getattr(args, "output_dir", None)),
                            ("--debug-dir", getattr(args, "debug_dir", None))):
         if folder is not None:
@@ -501,129 +483,86 @@ def _lines(page: Page) -> bool:
     return len(page.outcomes) > 1
 
 
-def _failed(args: argparse.Namespace, page: Page, outcome: Outcome, where: str) -> int:
+def _failed(args: argparse.Namespace, page: Page, done: Done[Any], where: str) -> int:
     """A puzzle that could not be read or solved: its error on stderr (and its record with --json)."""
-    assert outcome.error is not None
-    print(f"kkvision: error: {where}{outcome.error.message}", file=sys.stderr)
+    error = done.outcome.error
+    assert error is not None
+    print(f"kkvision: error: {where}{error.message}", file=sys.stderr)
     if args.json:
-        print(dump(outcome_record(args.command, page.name, outcome), _lines(page)))
-    return int(outcome.error.exit_code)
+        print(dump(done.record(args.command, page.name), _lines(page)))
+    return int(error.exit_code)
 
 
-def _picture(args: argparse.Namespace, page: Page, source: Source, kind: str, drawings: list[Drawing]
-             ) -> Path | None:
+def _picture(args: argparse.Namespace, source: Source, work: Work[Any]) -> Path | None:
     """The command's output picture (all puzzles' drawings in one), unless --no-image or a text."""
-    if page.picture is None or args.no_image or not drawings:
+    if args.no_image:
         return None
     from .batch import write_picture
 
-    return write_picture(page.picture, list(page.outcomes), source, kind, args.output, None, drawings)
+    return write_picture(work, source, args.output)
+
+
+def _typed(args: argparse.Namespace) -> Callable[[], str] | None:
+    """The answers (or progress) file named, read when the command wants it."""
+    if args.answers is None:
+        return None
+    from .sources import read_text
+
+    return partial(read_text, args.answers)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     """The user's answers (a text file, or read from the picture's cells) against each puzzle's solution."""
-    from .answers import Judged, judge
-    from .render import Drawing
-    from .sources import read_text
-
     source = _source(args, drawn=True)
-    page = read_source(source, _options(args), args.dpi)
-    if args.answers is None and page.picture is None:
-        raise UsageError("check a puzzle text against an answers file: kkvision check PUZZLE ANSWERS")
-    if args.answers is not None and len(page.outcomes) > 1:
-        raise UsageError(f"{page.name} holds {len(page.outcomes)} puzzles and an answers file is for one:"
-                         " name it with --puzzle N")
-    typed = read_text(args.answers) if args.answers is not None else None
-    checked: list[tuple[Outcome, Judged | None]] = []
-    drawings = []
-    for outcome in (o.unique() for o in page.outcomes):
-        result = outcome.result
-        if result is None:
-            checked.append((outcome, None))
-            continue
-        one = judge(result.puzzle, result.solution, typed, page.picture, result.geometry)
-        checked.append((outcome, one))
-        if result.geometry is not None:
-            drawings.append(Drawing(result.geometry, result.solution, result.labels, check=True,
-                                    wrong=frozenset(one.check.wrong), blank=frozenset(one.blank),
-                                    unsure=frozenset(one.unsure)))
-    image = _picture(args, page, source, "checked", drawings)
-    code = 0
-    for outcome, judged in checked:
-        where = _each(args, page, outcome)
-        if judged is None:
-            code = code or _failed(args, page, outcome, where)
-            continue
-        assert outcome.result is not None
-        for note in outcome.result.notes:
-            log.warning("%s%s", where, note)
-        check, unsure, blank, verdict_code = judged.check, judged.unsure, judged.blank, judged.verdict
-        if args.json:
-            print(dump(outcome_record("check", page.name, outcome, image=str(image) if image else None,
-                                      **judged.record_fields(outcome.result.notes)), _lines(page)))
-        else:
-            print(grid_text(check.answers, set(check.wrong), set(unsure)))
-            print(f"{len(check.wrong)} wrong, {len(blank)} blank"
-                  + (f" ({len(judged.pencil)} holding only pencil marks: {', '.join(map(cell_name, judged.pencil))};"
-                     " notes, never an answer)" if judged.pencil else "")
-                  + (f", {len(unsure)} not judged ({', '.join(map(cell_name, unsure))}: written but not read surely,"
-                     " marked ?)" if unsure else "")
-                  + ("; the grid is complete" if not blank and not unsure else "")
-                  + (" (wrong cells are marked with !)" if check.wrong else ""))
-            if verdict_code == ExitCode.ANSWERS_UNSURE:
-                print("no wrong cell found among those read, but not every cell could be judged: check the cells"
-                      " marked ? yourself, or type your answers in a file: kkvision check PICTURE ANSWERS")
-        code = code or verdict_code
-    if image:
-        log.warning("checked picture (wrong cells circled, blanks boxed, cells not judged marked ?) written to %s",
-                    image)
-    return code
+    work = commands.check(read_source(source, _options(args), args.dpi), _typed(args), WORDING)
+
+    def shown(judged: Judged) -> str:
+        wrong, unsure = judged.check.wrong, judged.unsure
+        return (grid_text(judged.check.answers, set(wrong), set(unsure)) + "\n"
+                + commands.verdict(wrong, judged.blank, unsure, judged.pencil)
+                + (" (wrong cells are marked with !)" if wrong else "")
+                + ("\nno wrong cell found among those read, but not every cell could be judged: check the cells"
+                   " marked ? yourself, or type your answers in a file: kkvision check PICTURE ANSWERS"
+                   if judged.verdict == ExitCode.ANSWERS_UNSURE else ""))
+
+    return _show_work(args, source, work, lambda judged, result: result.notes, shown,
+                      "checked picture (wrong cells circled, blanks boxed, cells not judged marked ?) written to %s")
 
 
 def cmd_hint(args: argparse.Namespace) -> int:
     """For each puzzle, a few cells that follow from the clues by the simplest reasoning, with the reason for each."""
-    from .hints import Hinted, hint_puzzle
-    from .render import Drawing
-    from .sources import read_text
-
     source = _source(args, drawn=True)
-    page = read_source(source, _options(args), args.dpi)
-    if args.answers is not None and len(page.outcomes) > 1:
-        raise UsageError(f"{page.name} holds {len(page.outcomes)} puzzles and a progress file is for one:"
-                         " name it with --puzzle N")
-    typed = read_text(args.answers) if args.answers is not None else None
-    found: list[tuple[Outcome, Hinted | None]] = []
-    drawings = []
-    for outcome in (o.unique() for o in page.outcomes):
-        result = outcome.result
-        if result is None:
-            found.append((outcome, None))
+    work = commands.hint(read_source(source, _options(args), args.dpi), args.cells, _typed(args), WORDING)
+
+    def shown(hinted: Hinted) -> str:
+        lines = [f"{cell_name(h.cell)} is wrong: {h.reason}" if h.wrong else f"{cell_name(h.cell)} = {h.digit}: {h.reason}"
+                 for h in hinted.hints]
+        if not any(not h.wrong for h in hinted.hints):
+            lines.append("no empty cell follows from the clues by the simplest reasoning")
+        return "\n".join(lines)
+
+    return _show_work(args, source, work, lambda hinted, result: hinted.notes(result.notes), shown, "hint drawn into %s")
+
+
+def _show_work(args: argparse.Namespace, source: Source, work: Work[T], notes: Callable[[T, Result], Iterable[str]],
+               shown: Callable[[T], str], drawn: str) -> int:
+    """check's or hint's work printed: the picture written; for each puzzle its header (on a page of
+    several), its notes on stderr, and its record (--json) or what `shown` makes of it, or its error;
+    then where the picture went (`drawn`).  The exit code: the first puzzle's that is not 0."""
+    image = _picture(args, source, work)
+    page, code = work.page, 0
+    for done, rec in zip(work.done, work.records(image)):
+        where = _each(args, page, done.outcome)
+        made, result = done.made, done.outcome.result
+        if made is None or result is None:
+            code = code or _failed(args, page, done, where)
             continue
-        one = hint_puzzle(result.puzzle, result.solution, args.cells, typed, page.picture, result.geometry)
-        found.append((outcome, one))
-        if result.geometry is not None and one.hints:
-            drawings.append(Drawing(result.geometry, one.shown(), result.labels, wrong=one.wrong))
-    image = _picture(args, page, source, "hint", drawings)
-    code = 0
-    for outcome, hinted in found:
-        where = _each(args, page, outcome)
-        if hinted is None or outcome.result is None:
-            code = code or _failed(args, page, outcome, where)
-            continue
-        for note in hinted.notes(outcome.result.notes):
+        for note in notes(made, result):
             log.warning("%s%s", where, note)
-        cells = hinted.hints
-        if args.json:
-            print(dump(outcome_record("hint", page.name, outcome, image=str(image) if image else None,
-                                      **hinted.record_fields(outcome.result.notes)), _lines(page)))
-        else:
-            for hint in cells:
-                print(f"{cell_name(hint.cell)} is wrong: {hint.reason}" if hint.wrong
-                      else f"{cell_name(hint.cell)} = {hint.digit}: {hint.reason}")
-            if not any(not h.wrong for h in cells):
-                print("no empty cell follows from the clues by the simplest reasoning")
+        print(dump(rec, _lines(page)) if args.json else shown(made))
+        code = code or rec["exit_code"]
     if image:
-        log.warning("hint drawn into %s", image)
+        log.warning(drawn, image)
     return code
 
 
@@ -633,52 +572,18 @@ def cmd_convert(args: argparse.Namespace) -> int:
     code = 0
     for outcome in page.outcomes:
         where = _each(args, page, outcome)
-        puzzle: Puzzle | None
-        if outcome.result is not None:
-            text, puzzle, notes = formats.write(outcome.result.puzzle, args.to), outcome.result.puzzle, list(outcome.result.notes)
-            # the reading solve uses (labels changed so that it solves included); the unsure ones named
-            unsure: list[dict[str, Any]] = [
-                {"cell": cell_name(lb.cells[0]), "used": lb.used.label, "used_probability": round(lb.used_probability, 4),
-                 "how": lb.how if lb.how != "read" else "unsure"} for lb in outcome.result.labels
-                if lb.unsure and lb.how != "given"]
-            if unsure:
-                log.warning("%slabels to check against the picture: %s", where or f"{page.name}: ",
-                            ", ".join(f"{u['cell']} {u['used']} ({u['how']})" for u in unsure))
-        elif outcome.seen is not None and isinstance(outcome.error, REFUSED):
-            text, puzzle, unsure = _as_read(outcome.seen, args.to, where or f"{page.name}: ")
-            notes = [f"written as read: {outcome.error.message}"]
-            log.warning("%swritten as read (%s); edit it and run kkvision solve on the text", where or f"{page.name}: ",
-                        outcome.error.message.split(";")[0])
-        else:
-            code = code or _failed(args, page, outcome, where)
+        done = commands.convert(page, outcome, args.to)
+        converted = done.made
+        if converted is None:
+            code = code or _failed(args, page, done, where)
             continue
+        if converted.warning:
+            log.warning("%s", converted.warning)
         if args.json:
-            print(dump(record("convert", page.name, puzzle=puzzle, notes=notes, text=text, labels=unsure or None,
-                              index=outcome.index), _lines(page)))
+            print(dump(done.record("convert", page.name), _lines(page)))
         else:
-            print(text, end="")
+            print(converted.text, end="")
     return code
-
-
-def _as_read(seen: AsRead, to: str, where: str) -> tuple[str, Puzzle | None, list[dict[str, Any]]]:
-    """A picture's puzzle as its labels were read: the text in `to` format
-    (JSON when a label could not be read at all: its op and target are null),
-    the Puzzle when one can be made, and the unsure labels."""
-    unsure = [{"cell": cell_name(cells[0]), "used": cage.label if cage else None, "used_probability": round(p, 4),
-               "how": "unsure" if cage else "not read"} for cells, cage, p in seen.cages if cage is None or p < 0.9]
-    try:
-        puzzle = Puzzle(seen.size, tuple(cage for _, cage, _ in seen.cages if cage is not None))
-        if len(puzzle.cages) == len(seen.cages):
-            return formats.write(puzzle, to), puzzle, unsure
-    except KkvisionError:
-        pass
-    if to != "json":
-        raise UsageError(f"{where}some labels could not be read as a puzzle ("
-                         + ", ".join(u["cell"] for u in unsure if u["used"] is None)
-                         + "): convert it --to json, fill them in, and run kkvision solve on that file")
-    cages = [{"op": cage.op if cage else None, "target": cage.target if cage else None,
-              "cells": [list(c) for c in cells]} for cells, cage, _ in seen.cages]
-    return json.dumps({"size": seen.size, "cages": cages}, indent=1) + "\n", None, unsure
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -697,8 +602,7 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         print(f"kkvision: error: {exc.message}", file=sys.stderr)
         if getattr(args, "json", False):  # the same record, for the failure, on stdout
-            print(dump(record(args.command, str(getattr(args, "input", "")), exit_code=exc.exit_code,
-                              error=exc.message), False))
+            print(dump(commands.failure(args.command, str(getattr(args, "input", "")), exc), False))
         return int(exc.exit_code)
     except KeyboardInterrupt:
         return 130

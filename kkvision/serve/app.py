@@ -34,6 +34,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ..commands import REFUSED_EXITS, verdict
 from ..defaults import HINT_CELLS
 from ..errors import KkvisionError, UsageError
 from ..report import record
@@ -181,11 +182,11 @@ def make_app(config: ServeConfig, pool: WorkerPool, upload_seconds: float = UPLO
             if width * height > config.max_pixels:
                 raise TooManyPixels(f"{name}: image too large ({width * height / 1e6:.0f} MP; the server's limit"
                                     f" is {config.max_pixels / 1e6:g} MP)")
-        labels = [parse_label(str(v)) for v in form.getlist("label") if str(v).strip()]
+        labels = [parse_label(str(v), "label") for v in form.getlist("label") if str(v).strip()]
         for key, value in form.multi_items():  # the page's fix form: one field per label, empty when unchanged
             m = FIELD_LABEL.match(key)
             if m and str(value).strip():
-                labels.append(parse_label(f"{m[1] + ':' if m[1] else ''}{m[2]}={value}"))
+                labels.append(parse_label(f"{m[1] + ':' if m[1] else ''}{m[2]}={value}", "label"))
         answers = str(form.get("answers") or "").strip() or None
         cells = _int(form, "cells", HINT_CELLS)
         return Job(command, data, name, tuple(labels), _int(form, "puzzle", None), HINT_CELLS if cells is None else cells,
@@ -308,7 +309,6 @@ HEADLINES = {0: "Solved", 11: "Some answers are wrong", 15: "No wrong answer fou
              2: "Cannot do that", 3: "Not a picture or a puzzle text kkvision can read", 4: "No puzzle grid found",
              5: "A label could not be read", 6: "Not a valid puzzle", 7: "No solution as read",
              8: "More than one solution as read", 12: "Out of time", 13: "Unsure of some labels"}
-REFUSED = {5, 7, 8, 13}  # refusals a label given by the user can settle
 
 
 def page_context(answer: Answer | None, error: str | None, job: Job | None = None) -> dict[str, Any]:
@@ -324,7 +324,7 @@ def page_context(answer: Answer | None, error: str | None, job: Job | None = Non
                                 "headline": ("Hints" if rec["command"] == "hint" and code == 0
                                              else "Checked: all right" if rec["command"] == "check" and code == 0
                                              else HEADLINES.get(code, "Failed")),
-                                "refused": code in REFUSED}
+                                "refused": code in REFUSED_EXITS}  # a label given can settle it
         if rec["command"] == "check" and rec["ok"] or code in (11, 15):
             card["verdict"] = _verdict(rec)
         if view is not None:
@@ -338,16 +338,8 @@ def page_context(answer: Answer | None, error: str | None, job: Job | None = Non
 
 
 def _verdict(rec: dict[str, Any]) -> str:
-    """check's verdict in the command line's words."""
-    from ..vocab import cell_name
+    """check's verdict in the command line's words, the wrong cells named (the page shows no ! marks)."""
+    def cells(key: str) -> list[tuple[int, int]]:
+        return [(r, c) for r, c in rec[key] or []]
 
-    def names(cells: list[list[int]]) -> str:
-        return ", ".join(cell_name((r, c)) for r, c in cells)
-
-    wrong, blank, unsure = rec["wrong"] or [], rec["blank"] or [], rec["unsure"] or []
-    out = f"{len(wrong)} wrong" + (f" ({names(wrong)})" if wrong else "") + f", {len(blank)} blank"
-    if unsure:
-        out += f", {len(unsure)} not judged ({names(unsure)}: written but not read surely, marked ?)"
-    if not blank and not unsure:
-        out += "; the grid is complete"
-    return out
+    return verdict(cells("wrong"), cells("blank"), cells("unsure"), named=True)

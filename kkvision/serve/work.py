@@ -1,6 +1,6 @@
 """One request's work, run in a worker process: the picture (or text) read and
-every puzzle in it solved, hinted or checked as the command line does, each
-puzzle's JSON record (report.outcome_record, schema kkvision/1), the drawn
+every puzzle in it solved, hinted or checked by the command line's own code
+(commands.py), each puzzle's JSON record (schema kkvision/1), the drawn
 picture (render.draw: the same marks as the command line's picture), and
 what the page draws over it: the grid, the cages and each label as read.
 
@@ -13,23 +13,21 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from .. import commands
+from ..commands import PICTURE, Wording, Work
+from ..commands import parse_label as parse_label  # the form's label fields (app.py), as the command line's
 from ..defaults import HINT_CELLS, MAX_PIXELS, TIME_LIMIT
 from ..errors import ExitCode, InputError, KkvisionError, UsageError
 from ..pipeline import Options, Outcome, Page, read_loaded
-from ..report import outcome_record, record
 from ..sources import Loaded, load, of_bytes
 from ..vision.stages import LABEL_SURE, GivenLabel, GridGeometry, LabelDecision
 from ..vocab import Cell, cell_name, label_display, output_name
 
-if TYPE_CHECKING:
-    from ..render import Drawing
-
 COMMANDS = ("solve", "hint", "check")
-KINDS = {"solve": "solved", "hint": "hint", "check": "checked"}  # the picture's name, as the CLI names it
 MAX_CELLS = 81  # --cells beyond a 9x9's cells reveals nothing more
 SHOWN_SIDE = 2400  # px: the picture sent back is shrunk to this (a phone's screen at 3x; a 50 MP photo is 8000)
 EDGE_STEPS = 4  # points per cell edge in the overlay: a curved page's lines are followed within a cell
@@ -37,6 +35,10 @@ LABEL_BOX = (0.55, 0.36)  # the tappable patch over a label, in cells from the c
 TEXT_SIZE = 0.62  # a label's text height, of its patch's height
 GLYPH_WIDTH = 0.62  # a bold digit's width, of its height: the patch is widened to hold a long label
 STATUS = {ExitCode.USAGE: 400, ExitCode.INPUT: 400, ExitCode.SOFTWARE: 500}  # else 200: the records say
+WORDING = Wording(  # how the page names the answers and the puzzle a user gives, in refusals
+    several="the picture holds {count} puzzles and {given} for one: name it with puzzle",
+    answers="typed answers are", progress="typed progress is",
+    no_answers="check a puzzle text against typed answers: give them in the answers field")
 
 
 @dataclass(frozen=True)
@@ -58,11 +60,7 @@ class Job:
             raise UsageError(f"no such command {self.command!r}: solve, hint or check")
         if not 1 <= self.cells <= MAX_CELLS:
             raise UsageError(f"cells must be 1..{MAX_CELLS}, not {self.cells}")
-        if self.puzzle is not None and self.puzzle < 1:
-            raise UsageError("puzzle counts from 1 (the first puzzle of the page in reading order)")
-        for label in self.labels:
-            if self.puzzle is not None and label.puzzle not in (None, self.puzzle):
-                raise UsageError(f"label {label}: puzzle {self.puzzle} reads only puzzle {self.puzzle}")
+        commands.check_choice(self.puzzle, self.labels, dashes="")
 
 
 @dataclass(frozen=True)
@@ -107,15 +105,9 @@ class Answer:
     seconds: float = 0.0
 
 
-def parse_label(text: str) -> GivenLabel:
-    """'B3=12+' or '2:B3=12x', as the command line's --label (GivenLabel.parse)."""
-    return GivenLabel.parse(text, what="label")
-
-
 def failure(command: str, name: str, exc: KkvisionError, seconds: float = 0.0) -> Answer:
     """The reply when nothing of the request could be read: one record, as the command line's."""
-    return Answer(STATUS.get(exc.exit_code, 200),
-                  (record(command, name, exit_code=exc.exit_code, error=exc.message),), seconds=seconds)
+    return Answer(STATUS.get(exc.exit_code, 200), (commands.failure(command, name, exc),), seconds=seconds)
 
 
 def status_of(records: list[dict[str, Any]]) -> int:
@@ -133,7 +125,8 @@ def run(job: Job) -> Answer:
         opts = Options(time_limit=job.time_limit, max_pixels=job.max_pixels, puzzle=job.puzzle, labels=job.labels)
         loaded = load(of_bytes(job.data, job.name), job.max_pixels)
         page = read_loaded(loaded, opts)
-        records, drawings = COMMAND[job.command](job, page)
+        work = work_of(job, page)
+        records, drawings = work.records(), work.drawings
     except KkvisionError as exc:
         answer = failure(job.command, job.name, exc, round(time.perf_counter() - t0, 3))
         if loaded is not None and loaded.picture is not None:  # the page still shows what was sent
@@ -154,63 +147,13 @@ def run(job: Job) -> Answer:
                   answer.picture_type, answer.picture_name, answer.width, answer.height, answer.views, seconds)
 
 
-def solve(job: Job, page: Page) -> tuple[list[dict[str, Any]], list[Drawing]]:
-    """As `kkvision solve` (batch.solve_source): each puzzle's answer, drawn."""
-    from ..render import Drawing
-
-    outcomes = [o.unique() for o in page.outcomes]
-    drawings = [Drawing(o.result.geometry, o.result.solution, o.result.labels) for o in outcomes
-                if o.result is not None and o.result.geometry is not None]
-    return [outcome_record("solve", page.name, o) for o in outcomes], drawings
-
-
-def check(job: Job, page: Page) -> tuple[list[dict[str, Any]], list[Drawing]]:
-    """As `kkvision check` (cli.cmd_check): typed answers, or those written in the picture, judged."""
-    from ..answers import judge
-    from ..render import Drawing
-
-    if job.answers is None and page.picture is None:
-        raise UsageError("check a puzzle text against typed answers: give them in the answers field")
-    if job.answers is not None and len(page.outcomes) > 1:
-        raise UsageError(f"the picture holds {len(page.outcomes)} puzzles and typed answers are for one:"
-                         " name it with puzzle")
-    records, drawings = [], []
-    for outcome in (o.unique() for o in page.outcomes):
-        result = outcome.result
-        if result is None:
-            records.append(outcome_record("check", page.name, outcome))
-            continue
-        judged = judge(result.puzzle, result.solution, job.answers, page.picture, result.geometry)
-        if result.geometry is not None:
-            drawings.append(Drawing(result.geometry, result.solution, result.labels, check=True,
-                                    wrong=frozenset(judged.check.wrong), blank=frozenset(judged.blank),
-                                    unsure=frozenset(judged.unsure)))
-        records.append(outcome_record("check", page.name, outcome, **judged.record_fields(result.notes)))
-    return records, drawings
-
-
-def hint(job: Job, page: Page) -> tuple[list[dict[str, Any]], list[Drawing]]:
-    """As `kkvision hint` (cli.cmd_hint): cells written wrong named, then `cells` more revealed."""
-    from ..hints import hint_puzzle
-    from ..render import Drawing
-
-    if job.answers is not None and len(page.outcomes) > 1:
-        raise UsageError(f"the picture holds {len(page.outcomes)} puzzles and typed progress is for one:"
-                         " name it with puzzle")
-    records, drawings = [], []
-    for outcome in (o.unique() for o in page.outcomes):
-        result = outcome.result
-        if result is None:
-            records.append(outcome_record("hint", page.name, outcome))
-            continue
-        hinted = hint_puzzle(result.puzzle, result.solution, job.cells, job.answers, page.picture, result.geometry)
-        if result.geometry is not None and hinted.hints:
-            drawings.append(Drawing(result.geometry, hinted.shown(), result.labels, wrong=hinted.wrong))
-        records.append(outcome_record("hint", page.name, outcome, **hinted.record_fields(result.notes)))
-    return records, drawings
-
-
-COMMAND = {"solve": solve, "hint": hint, "check": check}
+def work_of(job: Job, page: Page) -> Work[Any]:
+    """The job's command on the page, as the command line does it (commands.py)."""
+    if job.command == "solve":
+        return commands.solve(page)
+    if job.command == "check":
+        return commands.check(page, job.answers, WORDING)
+    return commands.hint(page, job.cells, job.answers, WORDING)
 
 
 def view(outcome: Outcome, geom: GridGeometry, given: set[Cell]) -> View:
@@ -331,4 +274,4 @@ def _with_picture(answer: Answer, job: Job, size: tuple[int, ...], shown: np.nda
     stem = re.sub(r"\.[A-Za-z0-9]{1,5}$", "", job.name) or "picture"
     return Answer(answer.status, answer.records, data.tobytes(), "image/png" if suffix == ".png" else
                   "image/jpeg" if suffix == ".jpg" else "image/webp",
-                  output_name(stem, KINDS[job.command], 1, suffix), w, h, tuple(views), answer.seconds)
+                  output_name(stem, PICTURE[job.command], 1, suffix), w, h, tuple(views), answer.seconds)
