@@ -11,6 +11,11 @@ memory, or past 1 MB in the anonymous temporary file Starlette spools it to
 errors); nothing the client sends names a file.  Every response carries a strict
 Content-Security-Policy (scripts and styles only from /static/, no inline
 script) and the usual hardening headers.
+
+The endpoints are this module's functions, reading the pool and the limits from
+the app's state (Served); a request that gets no answer from a worker raises,
+and the app's exception handlers (HANDLERS) say why, with its status: the API as
+JSON, the page as HTML.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import contextlib
 import json
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
-from dataclasses import asdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +83,23 @@ class TooManyPixels(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+class MalformedForm(Exception):
+    """The form could not be parsed (Starlette's HTTPException for it: malformed multipart, too
+    many fields or files; its others, a path not found or a method not allowed, keep their handler)."""
+
+    def __init__(self, status_code: int, detail: str) -> None:
+        super().__init__(detail)
+        self.status_code, self.detail = status_code, detail
+
+
+class UploadTimeout(Exception):
+    """The request's body did not arrive within the upload time."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"the upload took longer than {seconds:g} s")
+        self.seconds = seconds
 
 
 def limits(app: ASGI, max_upload: int) -> ASGI:
@@ -153,124 +175,176 @@ def clean_name(name: str | None, text: bool) -> str:
     return base or "upload"
 
 
+@dataclass(frozen=True)
+class Served:
+    """What the endpoints serve with (the app's state): the limits, the pool of workers, and how
+    long a request's body may take to arrive."""
+
+    config: ServeConfig
+    pool: WorkerPool
+    upload_seconds: float = UPLOAD_SECONDS
+
+
 def make_app(config: ServeConfig, pool: WorkerPool, upload_seconds: float = UPLOAD_SECONDS) -> ASGI:
     """The ASGI app serving the page and the API with this pool of workers; a body that takes
     longer than upload_seconds to arrive gets 408 (a trickling client holds no worker, nor long)."""
+    app = Starlette(routes=ROUTES, exception_handlers=HANDLERS, lifespan=lifespan)
+    app.state.served = Served(config, pool, upload_seconds)
+    return limits(app, config.max_upload)
 
-    async def read_job(request: Request, command: str | None) -> Job:
-        """The request's form as a Job (the command: the API's path, or the page's field);
-        UsageError / InputError (400), TooManyPixels (413)."""
-        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if kind not in ("multipart/form-data", "application/x-www-form-urlencoded"):
-            raise UsageError("send a form: multipart/form-data with a picture (or a text) field, or"
-                             " application/x-www-form-urlencoded with a text field")
-        async with request.form(max_files=MAX_FILES, max_fields=MAX_FIELDS, max_part_size=MAX_TEXT_BYTES) as form:
-            return await _job(form, command)
 
-    async def _job(form: FormData, command: str | None) -> Job:
-        command = command or str(form.get("command") or "solve")
-        files = [f for f in form.getlist("picture") if isinstance(f, UploadFile) and (f.size or f.filename)]
-        text = str(form.get("text") or "").strip()
-        if len(files) > 1 or (files and text):
-            raise UsageError("send one picture or one puzzle text")
-        if not files and not text:
-            raise UsageError("send a picture (field picture) or a puzzle text (field text)")
-        data = await files[0].read() if files else text.encode("utf-8")
-        name = clean_name(files[0].filename if files else None, not files)
-        if files and is_image(Path(name), data):  # the header's declared size, before any worker decodes it
-            width, height = declared_size(Path(name), data)
-            if width * height > config.max_pixels:
-                raise TooManyPixels(f"{name}: image too large ({width * height / 1e6:.0f} MP; the server's limit"
-                                    f" is {config.max_pixels / 1e6:g} MP)")
-        labels = [parse_label(str(v), "label") for v in form.getlist("label") if str(v).strip()]
-        for key, value in form.multi_items():  # the page's fix form: one field per label, empty when unchanged
-            m = FIELD_LABEL.match(key)
-            if m and str(value).strip():
-                labels.append(parse_label(f"{m[1] + ':' if m[1] else ''}{m[2]}={value}", "label"))
-        answers = str(form.get("answers") or "").strip() or None
-        cells = _int(form, "cells", HINT_CELLS)
-        return Job(command, data, name, tuple(labels), _int(form, "puzzle", None), HINT_CELLS if cells is None else cells,
-                   answers, config.time_limit, config.max_pixels)
+@contextlib.asynccontextmanager
+async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    """The workers started (and warmed) before the first request, ended after the last."""
+    pool = app.state.served.pool
+    await pool.start()
+    try:
+        yield
+    finally:
+        pool.close()
 
-    async def answer(request: Request, command: str | None) -> tuple[Job, Answer] | Response:
-        """The request's Answer from a worker, or the response that says why there is none."""
-        path = request.url.path
-        said = command or "solve"
-        try:
-            job = await asyncio.wait_for(read_job(request, command), upload_seconds)
-        except asyncio.TimeoutError:  # (not yet the builtin TimeoutError on Python 3.10)
-            return _error(path, 408, record(said, "upload", exit_code=3, error="the upload took longer than"
-                                            f" {upload_seconds:g} s; send it again on a faster link"),
-                          {"connection": "close"})
-        except KkvisionError as exc:
-            return _error(path, 400, record(said, "upload", exit_code=exc.exit_code, error=exc.message))
-        except TooManyPixels as exc:
-            return _error(path, 413, record(said, "upload", exit_code=3, error=exc.message))
-        except TooLarge:  # counted past the limit while streaming (limits): the rest is never read
-            return too_large(request.scope, config.max_upload)
-        except HTTPException as exc:  # Starlette's: malformed multipart, too many fields or files
-            return _error(path, exc.status_code, record(said, "upload", exit_code=3,
-                                                        error=f"malformed form: {exc.detail}"))
-        try:
-            return job, await _while_connected(request, pool.run(job, config.time_limit))
-        except Busy as exc:  # no puzzle was looked at: no record, only the reason and when to come back
-            message, headers = f"the server is busy; try again in {exc.retry_after} s", {"retry-after": str(exc.retry_after)}
-            if path.startswith("/api/"):
-                return JSONResponse({"records": [], "picture": None, "picture_name": None, "error": message}, 503,
-                                    headers)
-            return HTMLResponse(PAGES.get_template("page.html").render(page_context(None, message)), 503, headers)
 
-    async def api(request: Request) -> Response:
-        command = request.path_params["command"]
-        if command not in COMMANDS:
-            return JSONResponse({"error": f"no such command: POST /api/{'|'.join(COMMANDS)}"}, 404)
-        try:
-            got = await answer(request, command)
-        except ClientDisconnect:
-            return Response(status_code=499)  # nobody reads it
-        if isinstance(got, Response):
-            return got
-        _, reply = got
-        body = {"records": list(reply.records), "picture": _data_uri(reply), "picture_name": reply.picture_name}
-        return Response(json.dumps(body), reply.status, media_type="application/json",
+def _served(request: Request) -> Served:
+    served: Served = request.app.state.served
+    return served
+
+
+async def index(request: Request) -> Response:
+    """GET /: the page."""
+    return HTMLResponse(PAGES.get_template("page.html").render(page_context(None, None)))
+
+
+async def api(request: Request) -> Response:
+    """POST /api/solve|hint|check: the records and the drawn picture, as JSON."""
+    command = request.path_params["command"]
+    if command not in COMMANDS:
+        return JSONResponse({"error": f"no such command: POST /api/{'|'.join(COMMANDS)}"}, 404)
+    _, reply = await answer(request, command)
+    body = {"records": list(reply.records), "picture": _data_uri(reply), "picture_name": reply.picture_name}
+    return Response(json.dumps(body), reply.status, media_type="application/json",
+                    headers={"cache-control": "no-store"})
+
+
+async def page_post(request: Request) -> Response:
+    """POST / and /part: the form posted without JavaScript (the whole page), or by the page's script
+    (the results only)."""
+    job, reply = await answer(request, None)
+    name = "part.html" if request.url.path == "/part" else "page.html"
+    return HTMLResponse(PAGES.get_template(name).render(page_context(reply, None, job)), reply.status,
                         headers={"cache-control": "no-store"})
 
-    async def index(request: Request) -> Response:
-        return HTMLResponse(PAGES.get_template("page.html").render(page_context(None, None)))
 
-    async def page_post(request: Request) -> Response:
-        """The form posted without JavaScript (the whole page), or by the page's script (the results only)."""
-        try:
-            got = await answer(request, None)
-        except ClientDisconnect:
-            return Response(status_code=499)
-        if isinstance(got, Response):
-            return got
-        job, reply = got
-        name = "part.html" if request.url.path == "/part" else "page.html"
-        return HTMLResponse(PAGES.get_template(name).render(page_context(reply, None, job)), reply.status,
-                            headers={"cache-control": "no-store"})
+async def status(request: Request) -> Response:
+    """GET /api/status: the workers, the queue and the counts (no process ids: anyone may ask)."""
+    return JSONResponse(_served(request).pool.stats().public())
 
-    async def status(request: Request) -> Response:
-        return JSONResponse(asdict(pool.stats()))
 
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await pool.start()
-        try:
-            yield
-        finally:
-            pool.close()
+async def answer(request: Request, command: str | None) -> tuple[Job, Answer]:
+    """The request's job and its Answer from a worker.  Raises what HANDLERS answer: the form
+    refused (UsageError, TooManyPixels, TooLarge, MalformedForm), too slow to arrive
+    (UploadTimeout), no worker free (Busy), the client gone (ClientDisconnect)."""
+    served = _served(request)
+    try:
+        job = await asyncio.wait_for(read_job(request, command, served.config), served.upload_seconds)
+    except asyncio.TimeoutError:  # (not yet the builtin TimeoutError on Python 3.10)
+        raise UploadTimeout(served.upload_seconds) from None
+    return job, await _while_connected(request, served.pool.run(job, served.config.time_limit))
 
-    routes = [
-        Route("/", index, methods=["GET"]),
-        Route("/", page_post, methods=["POST"]),
-        Route("/part", page_post, methods=["POST"]),
-        Route("/api/status", status, methods=["GET"]),
-        Route("/api/{command}", api, methods=["POST"]),
-        Mount("/static", StaticFiles(packages=[("kkvision.serve", "static")]), name="static"),
-    ]
-    return limits(Starlette(routes=routes, lifespan=lifespan), config.max_upload)
+
+async def read_job(request: Request, command: str | None, config: ServeConfig) -> Job:
+    """The request's form as a Job (the command: the API's path, or the page's field)."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind not in ("multipart/form-data", "application/x-www-form-urlencoded"):
+        raise UsageError("send a form: multipart/form-data with a picture (or a text) field, or"
+                         " application/x-www-form-urlencoded with a text field")
+    try:
+        async with request.form(max_files=MAX_FILES, max_fields=MAX_FIELDS, max_part_size=MAX_TEXT_BYTES) as form:
+            return await _job(form, command, config)
+    except HTTPException as exc:  # Starlette's: malformed multipart, too many fields or files
+        raise MalformedForm(exc.status_code, exc.detail) from None
+
+
+async def _job(form: FormData, command: str | None, config: ServeConfig) -> Job:
+    command = command or str(form.get("command") or "solve")
+    files = [f for f in form.getlist("picture") if isinstance(f, UploadFile) and (f.size or f.filename)]
+    text = str(form.get("text") or "").strip()
+    if len(files) > 1 or (files and text):
+        raise UsageError("send one picture or one puzzle text")
+    if not files and not text:
+        raise UsageError("send a picture (field picture) or a puzzle text (field text)")
+    data = await files[0].read() if files else text.encode("utf-8")
+    name = clean_name(files[0].filename if files else None, not files)
+    if files and is_image(Path(name), data):  # the header's declared size, before any worker decodes it
+        width, height = declared_size(Path(name), data)
+        if width * height > config.max_pixels:
+            raise TooManyPixels(f"{name}: image too large ({width * height / 1e6:.0f} MP; the server's limit"
+                                f" is {config.max_pixels / 1e6:g} MP)")
+    labels = [parse_label(str(v), "label") for v in form.getlist("label") if str(v).strip()]
+    for key, value in form.multi_items():  # the page's fix form: one field per label, empty when unchanged
+        m = FIELD_LABEL.match(key)
+        if m and str(value).strip():
+            labels.append(parse_label(f"{m[1] + ':' if m[1] else ''}{m[2]}={value}", "label"))
+    answers = str(form.get("answers") or "").strip() or None
+    cells = _int(form, "cells", HINT_CELLS)
+    return Job(command, data, name, tuple(labels), _int(form, "puzzle", None), HINT_CELLS if cells is None else cells,
+               answers, config.time_limit, config.max_pixels)
+
+
+# What a request that gets no Answer is told: each exception the endpoints raise, answered in one place.
+
+async def _refused(request: Request, exc: KkvisionError) -> Response:
+    """A form that is no job (a label, a number, no picture; not a picture): 400, its exit code."""
+    return _upload_error(request, 400, exc.exit_code, exc.message)
+
+
+async def _too_many_pixels(request: Request, exc: TooManyPixels) -> Response:
+    return _upload_error(request, 413, 3, exc.message)
+
+
+async def _too_large(request: Request, exc: TooLarge) -> Response:
+    """Counted past the limit while streaming (limits): the rest is never read."""
+    return too_large(request.scope, _served(request).config.max_upload)
+
+
+async def _malformed(request: Request, exc: MalformedForm) -> Response:
+    return _upload_error(request, exc.status_code, 3, f"malformed form: {exc.detail}")
+
+
+async def _too_slow(request: Request, exc: UploadTimeout) -> Response:
+    return _upload_error(request, 408, 3, f"the upload took longer than {exc.seconds:g} s; send it again on a"
+                         " faster link", {"connection": "close"})
+
+
+async def _busy(request: Request, exc: Busy) -> Response:
+    """No puzzle was looked at: no record, only the reason and when to come back."""
+    message, headers = f"the server is busy; try again in {exc.retry_after} s", {"retry-after": str(exc.retry_after)}
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"records": [], "picture": None, "picture_name": None, "error": message}, 503, headers)
+    return HTMLResponse(PAGES.get_template("page.html").render(page_context(None, message)), 503, headers)
+
+
+async def _gone(request: Request, exc: ClientDisconnect) -> Response:
+    return Response(status_code=499)  # nobody reads it
+
+
+def _upload_error(request: Request, status: int, code: int, message: str,
+                  headers: dict[str, str] | None = None) -> Response:
+    path = request.url.path
+    return _error(path, status, record(_command(path), "upload", exit_code=code, error=message), headers)
+
+
+HANDLERS: dict[Any, Callable[[Request, Any], Awaitable[Response]]] = {
+    KkvisionError: _refused, TooManyPixels: _too_many_pixels, TooLarge: _too_large, MalformedForm: _malformed,
+    UploadTimeout: _too_slow, Busy: _busy, ClientDisconnect: _gone,
+}
+ROUTES = [
+    Route("/", index, methods=["GET"]),
+    Route("/", page_post, methods=["POST"]),
+    Route("/part", page_post, methods=["POST"]),
+    Route("/api/status", status, methods=["GET"]),
+    Route("/api/{command}", api, methods=["POST"]),
+    Mount("/static", StaticFiles(packages=[("kkvision.serve", "static")]), name="static"),
+]
 
 
 def _int(form: FormData, key: str, default: int | None) -> int | None:

@@ -24,7 +24,7 @@ import multiprocessing
 import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -56,7 +56,11 @@ class Stats:
     waiting: int
     served: int
     replaced: int  # workers killed (overran the deadline) or found dead, and started anew
-    pids: tuple[int, ...]
+    pids: tuple[int, ...]  # the workers' process ids: for this machine's own tools, never shown to clients
+
+    def public(self) -> dict[str, int]:
+        """What GET /api/status shows anyone: the counts, without the workers' process ids."""
+        return {key: value for key, value in asdict(self).items() if key != "pids"}
 
 
 def _worker_main(conn: Connection) -> None:
