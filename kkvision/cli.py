@@ -1,5 +1,7 @@
-"""Command line: `kkvision solve|check|hint|convert`.  Errors are mapped to exit
-codes here and only here; a traceback is shown only with -v."""
+"""Command line: `kkvision solve|check|hint|convert|serve`.  It parses the
+arguments, prints what the commands (commands.py, shared with the server) make
+of each puzzle and writes the pictures.  Errors are mapped to exit codes here
+and only here; a traceback is shown only with -v."""
 
 from __future__ import annotations
 

@@ -275,3 +275,14 @@ def test_the_requests_checks_name_the_options_as_each_front_end_does():
             commands.check_time_limit(bad)
     with pytest.raises(UsageError, match="^--max-pixels must be a positive"):
         commands.check_max_pixels(0)
+
+
+def test_the_command_layer_imports_no_front_end():
+    """commands.py sits under the command line, the batch, the library and the server: it imports none."""
+    import ast
+
+    tree = ast.parse((ROOT / "kkvision" / "commands.py").read_text())
+    imported = {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    assert not {m for m in imported if m.lstrip(".").split(".")[0] in ("cli", "batch", "api", "serve")}
+    assert "render" in imported  # drawn lazily, and only when there is a picture
