@@ -128,7 +128,7 @@ def check(page: Page, answers: Typed, wording: Wording) -> Work[Judged]:
     cells, judged against each puzzle's solution: the wrong, blank and unjudged cells marked."""
     if answers is None and page.picture is None:
         raise UsageError(wording.no_answers)
-    typed = _typed(page, answers, wording.answers, wording)
+    typed = _typed(page, answers, wording.several, wording.answers)
 
     def judged(result: Result) -> tuple[Judged, Drawing | None]:
         one = judge(result.puzzle, result.solution, typed, page.picture, result.geometry)
@@ -143,7 +143,7 @@ def hint(page: Page, cells: int, progress: Typed, wording: Wording) -> Work[Hint
     """For each puzzle, the cells written wrong named, then `cells` empty cells that follow
     from the clues by the simplest reasoning, each with its reason; the progress typed (for
     a page of one puzzle), or else the digits written in the picture's cells."""
-    typed = _typed(page, progress, wording.progress, wording)
+    typed = _typed(page, progress, wording.several, wording.progress)
 
     def hinted(result: Result) -> tuple[Hinted, Drawing | None]:
         one = hint_puzzle(result.puzzle, result.solution, cells, typed, page.picture, result.geometry)
@@ -245,12 +245,13 @@ def check_max_pixels(pixels: int) -> None:
         raise UsageError("--max-pixels must be a positive number of pixels")
 
 
-def _typed(page: Page, typed: Typed, given: str, wording: Wording) -> str | None:
-    """Answers or progress typed, which are for a page of one puzzle: read only then."""
+def _typed(page: Page, typed: Typed, several: str, given: str) -> str | None:
+    """Answers or progress typed, which are for a page of one puzzle: read only then
+    (else refused in the words of `several`, naming them as `given`)."""
     if typed is None:
         return None
     if len(page.outcomes) > 1:
-        raise UsageError(wording.several.format(page=page.name, count=len(page.outcomes), given=given))
+        raise UsageError(several.format(page=page.name, count=len(page.outcomes), given=given))
     return typed() if callable(typed) else typed
 
 
