@@ -55,6 +55,21 @@ def cpu_seconds(pids: list[int]) -> float:
     return total
 
 
+def family(pid: int) -> list[int]:
+    """The process and all its descendants (/proc/PID/task/*/children): the server and its workers, as
+    /api/status shows no process ids (workers may be replaced, so asked each time)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        for task in Path(f"/proc/{p}/task").glob("*/children"):
+            try:
+                todo += [int(c) for c in task.read_text().split()]
+            except (OSError, ValueError):
+                pass
+    return out
+
+
 def rss_mb(pids: list[int]) -> float:
     total = 0
     for pid in pids:
@@ -191,7 +206,7 @@ def main() -> int:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.2)
-        pids = lambda: [server.pid, *status()["pids"]]  # noqa: E731  (workers may be replaced)
+        pids = lambda: family(server.pid)  # noqa: E731  (workers may be replaced)
         Run(port, body, headers, WARM, 1, args.timeout, args.max_seconds)
         cores = os.cpu_count()
         print(f"picture: {picture.relative_to(ROOT.parent) if picture.is_relative_to(ROOT.parent) else picture}"

@@ -3,8 +3,6 @@ and the stages take those values, and the help states them."""
 
 import inspect
 
-import pytest
-
 from kkvision import api, defaults, solver
 from kkvision.cli import _parser
 from kkvision.pipeline import Options
@@ -31,20 +29,3 @@ def test_every_front_door_takes_the_same_defaults():
         parameters = inspect.signature(function).parameters
         assert (parameters["time_limit"].default, parameters["max_pixels"].default) == (
             defaults.TIME_LIMIT, defaults.MAX_PIXELS)
-
-
-def test_the_pictures_own_default_limit_is_the_same():
-    """vision/picture.py still names its own default for decode() called alone: it must not drift."""
-    from kkvision.vision import picture
-
-    assert picture.MAX_PIXELS == defaults.MAX_PIXELS
-
-
-def test_the_help_states_the_defaults(capsys):
-    for command in ("solve", "serve"):
-        with pytest.raises(SystemExit):
-            _parser().parse_args([command, "--help"])
-        out = " ".join(capsys.readouterr().out.split())
-        assert f"default {defaults.MAX_PIXELS / 1e6:g} MP" in out
-        assert f"(default {defaults.TIME_LIMIT:g}" in out
-    assert f"default {defaults.MAX_UPLOAD / 1e6:g}MB" in out and f"default {defaults.PORT}" in out

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..defaults import MAX_PIXELS
 from ..errors import InputImageError
 
-MAX_PIXELS = 50_000_000  # default limit on the declared size: a 50 MP photo peaks at ~0.5 GB solved and drawn
 MIN_SIDE = 32  # px: no puzzle grid with legible labels fits in fewer
 STDERR_FD = 2  # where C libraries (libpng, libjpeg) write their complaints
 FORMATS = "png, jpeg, bmp, tiff, webp, gif"
