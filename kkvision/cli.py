@@ -14,8 +14,9 @@ import sys
 import time
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -96,26 +97,29 @@ def _parser() -> argparse.ArgumentParser:
                              " INPUT.hint.EXT, EXT the input's format: jpg, png or webp; png for PDF pages)")
         sp.add_argument("--no-image", action="store_true", help="do not write an output image")
 
+    def several(sp: argparse.ArgumentParser, verb: str, more: str = "") -> None:
+        """The options of a command that takes any number of inputs (solve, check, hint)."""
+        sp.add_argument("more", type=Path, nargs="*", metavar="INPUT",
+                        help=f"more images, puzzle files, folders or PDFs ('-': standard input): each is {verb}"
+                             " (a failed one does not stop the rest; the exit code is the first failure's)" + more)
+        sp.add_argument("-r", "--recursive", action="store_true",
+                        help="a folder's folders too: every picture and puzzle text below it (default: its top level)")
+        sp.add_argument("--output-dir", type=Path,
+                        help="write the output pictures here, named after their inputs (made if missing)")
+
     s = command("solve", "solve puzzles and print (and draw) the solutions")
     common(s)
-    s.add_argument("more", type=Path, nargs="*", metavar="INPUT",
-                   help="more images, puzzle files, folders or PDFs ('-': standard input): each is solved"
-                        " (a failed one does not stop the rest; the exit code is the first failure's)")
-    s.add_argument("-r", "--recursive", action="store_true",
-                   help="a folder's folders too: every picture and puzzle text below it (default: its top level)")
-    s.add_argument("--output-dir", type=Path, help="write the output pictures here, named after their inputs (made if missing)")
+    several(s, "solved")
     s.add_argument("--jobs", type=int, default=0, help="inputs solved at once (default: the number of cores)")
     s.add_argument("--report", type=Path, help="a row per input to this new file: .csv, or JSON Lines otherwise")
     c = command("check", "compare your answers with the solution, mark wrong cells")
     common(c)
-    c.add_argument("answers", type=Path, nargs="?",
-                   help="text file: one line of digits per row, '.' for blank (default: read the answers"
-                        " written in the picture's cells)")
+    several(c, "checked, its answers read from its cells", ANSWERS_LAST.format(
+        what="your answers", default="the answers written in each picture's cells"))
     h = command("hint", "reveal a few cells that follow from the clues, each with its reason")
     common(h)
-    h.add_argument("answers", type=Path, nargs="?",
-                   help="your progress as a text file: one line of digits per row, '.' for blank (default: the"
-                        " digits written in the picture's cells); cells written wrong are named first")
+    several(h, "given hints", ANSWERS_LAST.format(
+        what="your progress", default="the digits written in each picture's cells; cells written wrong are named first"))
     h.add_argument("--cells", type=int, default=HINT_CELLS,
                    help=f"how many empty cells to reveal (default {HINT_CELLS})")
     v = command("convert", "print a puzzle (text or image) in another text format")
@@ -126,6 +130,8 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+ANSWERS_LAST = ("; after one puzzle, a text file is {what} instead: one line of digits per row, '.' for blank"
+                " (default: {default})")
 EXAMPLES = {  # each command's help ends with these (and `kkvision` alone prints the first)
     "kkvision": "examples:\n"
                 "  kkvision solve photo.jpg              solve it, draw the answer into photo.solved.jpg\n"
@@ -141,10 +147,12 @@ EXAMPLES = {  # each command's help ends with these (and `kkvision` alone prints
              "  kkvision solve photo.jpg --label B3=12+   a label read wrong, given",
     "check": "examples:\n"
              "  kkvision check photo.jpg            the answers written in the picture, checked\n"
-             "  kkvision check photo.jpg mine.txt   your answers typed: a line of digits a row, '.' blank",
+             "  kkvision check photo.jpg mine.txt   your answers typed: a line of digits a row, '.' blank\n"
+             "  kkvision check -r scans/ --json     every picture below scans/, a JSON record a puzzle",
     "hint": "examples:\n"
             "  kkvision hint photo.jpg              one cell revealed, with its reason\n"
-            "  kkvision hint photo.jpg --cells 3    three",
+            "  kkvision hint photo.jpg --cells 3    three\n"
+            "  kkvision hint a.jpg b.jpg            a hint for each picture",
     "convert": "examples:\n"
                "  kkvision convert photo.jpg --to keen    the puzzle in Simon Tatham's Keen format\n"
                "  kkvision convert puzzle.txt --to json   a text puzzle in another format",
@@ -304,12 +312,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     several in a process pool with a summary; the first failure's exit code."""
     from .batch import Task, run_batch
 
-    sources = expand([args.input, *args.more], args.dpi, args.recursive)
-    if all(src.kind == "empty" for src in sources):  # nothing to solve at all: one line, exit 3, no summary
-        load(sources[0], args.max_pixels)  # raises its InputError
-    several = len(sources) > 1 or (str(args.input) != "-" and args.input.is_dir()) or args.input.suffix.lower() == ".pdf"
-    if several and args.output is not None:
-        raise UsageError("-o names one output file; with several inputs use --output-dir")
+    sources, several = _sources(args)
     opts = _options(args)
     tasks = [Task(src, replace(opts, debug_dir=None) if several else opts, not args.no_image, args.output,
                   args.output_dir, args.debug_dir if several else None, args.dpi) for src in sources]
@@ -330,19 +333,15 @@ def cmd_solve(args: argparse.Namespace) -> int:
     done: set[str] = set()  # inputs with a record: a page's records share its input
     t0 = time.perf_counter()
     try:
-        records = run_batch(tasks, executor)
-        if several and sys.stderr.isatty() and not args.quiet:
-            from tqdm import tqdm
-
-            records = tqdm(records, total=len(tasks), unit="input", file=sys.stderr, leave=False)
-        for rec in records:
-            first_failure = first_failure or rec["exit_code"]
-            counts["solved" if rec["ok"] else f"exit {rec['exit_code']}"] += 1
-            several = several or rec["index"] is not None
-            _show(args, rec, several)
-            if report is not None:
-                report(rec)
-            done.add(rec["input"])
+        with _progress(run_batch(tasks, executor), len(tasks), several and _bar_wanted(args)) as records:
+            for rec in records:
+                first_failure = first_failure or rec["exit_code"]
+                counts["solved" if rec["ok"] else f"exit {rec['exit_code']}"] += 1
+                several = several or rec["index"] is not None
+                _show(args, rec, several)
+                if report is not None:
+                    report(rec)
+                done.add(rec["input"])
     except KeyboardInterrupt:
         if executor is not None:
             _stop(executor)
@@ -357,10 +356,67 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
             cv2.setNumThreads(opencv_threads)
     if batch or sum(counts.values()) > 1:
-        refused = ", ".join(f"{n} with {k}" for k, n in sorted(counts.items()) if k != "solved") or "none"
-        log.warning("%d inputs, %d puzzles: %d solved; refused: %s; %.1f s", len(tasks), sum(counts.values()),
-                    counts["solved"], refused, time.perf_counter() - t0)
+        _summary(len(tasks), counts, "solved", t0)
     return first_failure
+
+
+def _sources(args: argparse.Namespace) -> tuple[list[Source], bool]:
+    """The sources named (a folder's pictures and texts, with -r those below it too; each PDF or
+    TIFF page; kkvision's own outputs among several skipped), and whether they are several (more
+    than one, or a folder or PDF named): an empty folder alone is its one error line (exit 3)."""
+    sources = expand([args.input, *args.more], args.dpi, args.recursive)
+    if all(src.kind == "empty" for src in sources):  # nothing to read at all: one line, exit 3, no summary
+        load(sources[0], args.max_pixels)  # raises its InputError
+    several = len(sources) > 1 or (str(args.input) != "-" and args.input.is_dir()) or args.input.suffix.lower() == ".pdf"
+    if several and args.output is not None:
+        raise UsageError("-o names one output file; with several inputs use --output-dir")
+    return sources, several
+
+
+def _summary(inputs: int, counts: Counter[str], answered: str, t0: float) -> None:
+    """The last line on stderr of a run over several inputs or puzzles: how many, how many
+    `answered` (counts' other keys: 'exit N', the refusals), how long."""
+    refused = ", ".join(f"{n} with {k}" for k, n in sorted(counts.items()) if k != answered) or "none"
+    log.warning("%d inputs, %d puzzles: %d %s; refused: %s; %.1f s", inputs, sum(counts.values()),
+                counts[answered], answered, refused, time.perf_counter() - t0)
+
+
+_BAR: list[Any] = []  # the progress bar showing now, if any: _say writes every line through it
+
+
+def _bar_wanted(args: argparse.Namespace) -> bool:
+    """A progress bar only on a terminal (never in a pipe or a log), and not with -q."""
+    return sys.stderr.isatty() and not args.quiet
+
+
+@contextmanager
+def _progress(items: Iterable[T], total: int, shown: bool) -> Iterator[Iterable[T]]:
+    """`items`, counted by a progress bar on stderr when `shown`.  While it shows, every line
+    (results on stdout, messages and kkvision's log on stderr) is written through it: the bar is
+    cleared, the line written whole, the bar drawn again, so no result shares a line with it."""
+    if not shown:
+        yield items
+        return
+    from tqdm import tqdm
+    from tqdm.contrib.logging import logging_redirect_tqdm
+
+    with tqdm(items, total=total, unit="input", file=sys.stderr, leave=False) as bar, \
+            logging_redirect_tqdm([log], tqdm_class=tqdm):
+        _BAR.append(bar)
+        try:
+            yield bar
+        finally:
+            _BAR.remove(bar)
+
+
+def _say(text: str, err: bool = False) -> None:
+    """One line (or lines) of output: on stdout a result, on stderr (`err`) a message; through the
+    progress bar while one shows (_progress)."""
+    stream = sys.stderr if err else sys.stdout
+    if _BAR:
+        _BAR[0].write(text, file=stream)
+    else:
+        print(text, file=stream)
 
 
 def _share_cores(threads: int) -> int:
@@ -414,17 +470,23 @@ def _show(args: argparse.Namespace, rec: dict[str, Any], several: bool) -> None:
     many = several or rec["index"] is not None
     where = f"{label}: " if many else ""
     if many and not args.json:
-        print(f"== {label}")
+        _say(f"== {label}")
     if not rec["ok"]:
-        print(f"kkvision: error: {where}{rec['error']}", file=sys.stderr)
+        _say(f"kkvision: error: {_named(where, rec['input'], rec['error'])}", err=True)
     for note in rec["notes"] or ():
         log.warning("%s%s", where, note)
     if args.json:
-        print(dump(rec, many))
+        _say(dump(rec, many))
     elif rec["ok"]:
-        print(grid_text(tuple(tuple(row) for row in rec["solution"])))
+        _say(grid_text(tuple(tuple(row) for row in rec["solution"])))
     if rec["image"] and rec["index"] in (None, 1):
         log.warning("%ssolution drawn into %s", f"{rec['input']}: " if several else "", rec["image"])
+
+
+def _named(where: str, name: str, message: str) -> str:
+    """An error's message after `where` ('NAME: ', 'NAME #2: ' or ''), unless it names its input
+    itself ('x.png: no such file')."""
+    return message if message.startswith(f"{name}: ") else where + message
 
 
 def _open_report(path: Path | None) -> Any:
@@ -455,43 +517,39 @@ def _open_report(path: Path | None) -> Any:
     return write
 
 
-def _source(args: argparse.Namespace, drawn: bool = False) -> Source:
-    """The one picture or text that check, hint and convert take; `drawn`: the
-    command draws into a picture beside it (unless -o or --no-image), whose
-    folder is checked writable before any work."""
+def _source(args: argparse.Namespace) -> Source:
+    """The one picture or text that convert takes."""
     sources = expand([args.input], args.dpi)
     if len(sources) != 1:
         raise UsageError(f"{args.input}: {len(sources)} pictures or pages; {args.command} takes one"
-                         " (solve takes any number)")
-    if drawn and not args.no_image and args.output is None:
-        from .batch import writable_beside
-
-        writable_beside(sources[0], None)
+                         " (solve, check and hint take any number)")
     return sources[0]
 
 
-def _each(args: argparse.Namespace, page: Page, outcome: Outcome) -> str:
-    """Before one puzzle's output: its header on a page of several; '' or 'NAME #K: ' for messages."""
-    if outcome.index is None:
+def _each(args: argparse.Namespace, page: Page, outcome: Outcome, several: bool = False) -> str:
+    """Before one puzzle's output: its header when there are several inputs or puzzles;
+    '' or 'NAME: ' / 'NAME #K: ' for messages."""
+    if outcome.index is None and not several:
         return ""
+    label = page.name + (f" #{outcome.index}" if outcome.index is not None else "")
     if not args.json:
-        print(f"== {page.name} #{outcome.index}")
-    return f"{page.name} #{outcome.index}: "
+        _say(f"== {label}")
+    return f"{label}: "
 
 
-def _lines(page: Page) -> bool:
-    """--json prints JSON Lines (a record a line) when the page gives more than one record, else one
-    indented record."""
-    return len(page.outcomes) > 1
+def _lines(page: Page, several: bool = False) -> bool:
+    """--json prints JSON Lines (a record a line) when there is more than one record (several
+    inputs, or a page of several puzzles), else one indented record."""
+    return several or len(page.outcomes) > 1
 
 
-def _failed(args: argparse.Namespace, page: Page, done: Done[Any], where: str) -> int:
+def _failed(args: argparse.Namespace, page: Page, done: Done[Any], where: str, several: bool = False) -> int:
     """A puzzle that could not be read or solved: its error on stderr (and its record with --json)."""
     error = done.outcome.error
     assert error is not None
-    print(f"kkvision: error: {where}{error.message}", file=sys.stderr)
+    _say(f"kkvision: error: {where}{error.message}", err=True)
     if args.json:
-        print(dump(done.record(args.command, page.name), _lines(page)))
+        _say(dump(done.record(args.command, page.name), _lines(page, several)))
     return int(error.exit_code)
 
 
@@ -501,7 +559,30 @@ def _picture(args: argparse.Namespace, source: Source, work: Work[Any]) -> Path 
         return None
     from .batch import write_picture
 
-    return write_picture(work, source, args.output)
+    return write_picture(work, source, args.output, args.output_dir)
+
+
+def _answers_apart(args: argparse.Namespace) -> None:
+    """check's and hint's names: the second of two is the user's answers (or progress) when it is
+    a text file (`kkvision check puzzle.txt mine.txt`), as `args.answers`; the rest are inputs."""
+    args.answers = None
+    if len(args.more) == 1 and _is_text_file(args.more[0]):
+        args.answers = args.more.pop()
+
+
+def _is_text_file(path: Path) -> bool:
+    """Not a picture, a PDF or a folder (nor '-'), by its name and, for a regular file, its first bytes."""
+    from .sources import IMAGE_MAGIC, PICTURES
+
+    if str(path) == "-" or path.is_dir() or path.suffix.lower() in PICTURES | {".pdf"}:
+        return False
+    if not path.is_file():
+        return True  # missing, or a device: refused as the answers file it is named as
+    try:
+        with open(path, "rb") as fh:
+            return not fh.read(8).startswith((*IMAGE_MAGIC, b"%PDF"))
+    except OSError:
+        return True
 
 
 def _typed(args: argparse.Namespace) -> Callable[[], str] | None:
@@ -515,9 +596,6 @@ def _typed(args: argparse.Namespace) -> Callable[[], str] | None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """The user's answers (a text file, or read from the picture's cells) against each puzzle's solution."""
-    source = _source(args, drawn=True)
-    work = commands.check(read_source(source, _options(args), args.dpi), _typed(args), WORDING)
-
     def shown(judged: Judged) -> str:
         wrong, unsure = judged.check.wrong, judged.unsure
         return (grid_text(judged.check.answers, set(wrong), set(unsure)) + "\n"
@@ -527,15 +605,13 @@ def cmd_check(args: argparse.Namespace) -> int:
                    " marked ? yourself, or type your answers in a file: kkvision check PICTURE ANSWERS"
                    if judged.verdict == ExitCode.ANSWERS_UNSURE else ""))
 
-    return _show_work(args, source, work, lambda judged, result: result.notes, shown,
-                      "checked picture (wrong cells circled, blanks boxed, cells not judged marked ?) written to %s")
+    return _over_sources(args, lambda page, typed: commands.check(page, typed, WORDING),
+                         lambda judged, result: result.notes, shown,
+                         "checked picture (wrong cells circled, blanks boxed, cells not judged marked ?) written to %s")
 
 
 def cmd_hint(args: argparse.Namespace) -> int:
     """For each puzzle, a few cells that follow from the clues by the simplest reasoning, with the reason for each."""
-    source = _source(args, drawn=True)
-    work = commands.hint(read_source(source, _options(args), args.dpi), args.cells, _typed(args), WORDING)
-
     def shown(hinted: Hinted) -> str:
         lines = [f"{cell_name(h.cell)} is wrong: {h.reason}" if h.wrong else f"{cell_name(h.cell)} = {h.digit}: {h.reason}"
                  for h in hinted.hints]
@@ -543,25 +619,73 @@ def cmd_hint(args: argparse.Namespace) -> int:
             lines.append("no empty cell follows from the clues by the simplest reasoning")
         return "\n".join(lines)
 
-    return _show_work(args, source, work, lambda hinted, result: hinted.notes(result.notes), shown, "hint drawn into %s")
+    return _over_sources(args, lambda page, typed: commands.hint(page, args.cells, typed, WORDING),
+                         lambda hinted, result: hinted.notes(result.notes), shown, "hint drawn into %s")
+
+
+ANSWERED = {"check": (0, 11, 15), "hint": (0,)}  # a puzzle's exit codes that are the command's answer
+
+
+def _over_sources(args: argparse.Namespace, work_of: Callable[[Page, Callable[[], str] | None], Work[T]],
+                  notes: Callable[[T, Result], Iterable[str]], shown: Callable[[T], str], drawn: str) -> int:
+    """check's or hint's work (`work_of` a page, commands.py) on every input named, one after
+    another, each shown by _show_work; with several, a failed input does not stop the rest, and a
+    summary ends the run.  The exit code: the first that is not 0."""
+    sources, several = _sources(args)
+    if args.answers is not None and several:
+        raise UsageError(f"{args.answers}: typed answers are for one puzzle; for several pictures the answers"
+                         " written in each are read")
+    if several:
+        _run_many()
+    counts: Counter[str] = Counter()
+    code, done, t0 = 0, 0, time.perf_counter()
+    try:
+        with _progress(sources, len(sources), several and _bar_wanted(args)) as each:
+            for source in each:
+                try:
+                    if not args.no_image and args.output is None:
+                        from .batch import writable_beside
+
+                        writable_beside(source, args.output_dir)
+                    work = work_of(read_source(source, _options(args), args.dpi), _typed(args))
+                    code = _show_work(args, source, work, notes, shown, drawn, several, counts) or code
+                except KkvisionError as exc:  # nothing of this input could be read
+                    if not several:
+                        raise
+                    if not args.json:
+                        _say(f"== {source.name}")
+                    _say(f"kkvision: error: {_named(f'{source.name}: ', source.name, exc.message)}", err=True)
+                    if args.json:
+                        _say(dump(commands.failure(args.command, source.name, exc), True))
+                    counts[f"exit {int(exc.exit_code)}"] += 1
+                    code = code or int(exc.exit_code)
+                done += 1
+    except KeyboardInterrupt:
+        log.warning("interrupted: %d of %d inputs done", done, len(sources))
+        return 130
+    if several or sum(counts.values()) > 1:
+        _summary(len(sources), counts, f"{args.command}ed", t0)
+    return code
 
 
 def _show_work(args: argparse.Namespace, source: Source, work: Work[T], notes: Callable[[T, Result], Iterable[str]],
-               shown: Callable[[T], str], drawn: str) -> int:
-    """check's or hint's work printed: the picture written; for each puzzle its header (on a page of
-    several), its notes on stderr, and its record (--json) or what `shown` makes of it, or its error;
-    then where the picture went (`drawn`).  The exit code: the first puzzle's that is not 0."""
+               shown: Callable[[T], str], drawn: str, several: bool, counts: Counter[str]) -> int:
+    """check's or hint's work on one input printed: the picture written; for each puzzle its header
+    (several inputs, or a page of several), its notes on stderr, and its record (--json) or what
+    `shown` makes of it, or its error, each counted in `counts`; then where the picture went
+    (`drawn`).  The exit code: the first puzzle's that is not 0."""
     image = _picture(args, source, work)
     page, code = work.page, 0
     for done, rec in zip(work.done, work.records(image)):
-        where = _each(args, page, done.outcome)
+        where = _each(args, page, done.outcome, several)
         made, result = done.made, done.outcome.result
+        counts[f"{args.command}ed" if rec["exit_code"] in ANSWERED[args.command] else f"exit {rec['exit_code']}"] += 1
         if made is None or result is None:
-            code = code or _failed(args, page, done, where)
+            code = code or _failed(args, page, done, where, several)
             continue
         for note in notes(made, result):
             log.warning("%s%s", where, note)
-        print(dump(rec, _lines(page)) if args.json else shown(made))
+        _say(dump(rec, _lines(page, several)) if args.json else shown(made))
         code = code or rec["exit_code"]
     if image:
         log.warning(drawn, image)
@@ -596,6 +720,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(ExitCode.OK)
     _log_to_stderr(logging.INFO if args.verbose else logging.ERROR if args.quiet else logging.WARNING)
     try:
+        if args.command in ("check", "hint"):
+            _answers_apart(args)
         _check_args(args)
         return int({"solve": cmd_solve, "check": cmd_check, "convert": cmd_convert, "hint": cmd_hint,
                     "serve": cmd_serve}[args.command](args))

@@ -1,4 +1,6 @@
+import io
 import json
+import re
 import subprocess
 import sys
 
@@ -162,3 +164,125 @@ def test_recursive_solves_the_folders_below_a_folder_too(samples, tmp_path, caps
     out = capsys.readouterr().out.strip().splitlines()
     assert [json.loads(line)["input"] for line in out] == [str(tmp_path / "kk0.j.txt"),
                                                            str(tmp_path / "sub" / "deeper" / "hidden-ops-4x4.png")]
+
+
+NYT = "nyt-2009-02-13.shields.txt"
+NYT_SOLUTION = ((2, 1, 4, 3), (1, 3, 2, 4), (4, 2, 3, 1), (3, 4, 1, 2))
+
+
+@pytest.fixture
+def pictures(samples, tmp_path, monkeypatch):
+    """A folder of three 'pictures' (a.png, b.png, sub/c.png) and kkvision's own a.checked.png, each
+    read as the NYT sample with its answers written in: a.png and c.png right, b.png with one wrong
+    cell.  The reading is faked (read_source and the written digits): what is tested is the command
+    line over several inputs, not the reading."""
+    import numpy as np
+
+    from kkvision import cli, commands
+    from kkvision.answers import Judged, check_answers
+    from kkvision.pipeline import Options, Outcome, Page, solve_text
+    from kkvision.sources import read_file
+
+    (tmp_path / "sub").mkdir()
+    for name in ("a.png", "b.png", "a.checked.png", "sub/c.png"):
+        (tmp_path / name).write_bytes(b"\x89PNG fake")
+    text = (samples / NYT).read_text()
+
+    def read(source, opts, dpi):
+        read_file(source.path)  # a missing file fails as it does
+        picture = np.full((40, 40, 3), 255 if source.name.endswith("b.png") else 250, np.uint8)
+        return Page(source.name, (Outcome(solve_text(text, opts or Options())),), picture)
+
+    def written(puzzle, solution, typed, picture, geometry):
+        answers = [list(row) for row in solution]
+        if picture[0, 0, 0] == 255:
+            answers[0][0] = 4
+        return Judged(check_answers(puzzle, solution, tuple(map(tuple, answers))))
+
+    monkeypatch.setattr(cli, "read_source", read)
+    monkeypatch.setattr(commands, "judge", written)
+    return tmp_path
+
+
+def test_check_takes_several_pictures_and_folders_like_solve(pictures, capsys):
+    """Names and folders (-r: the folders below too), kkvision's own outputs skipped; a header a picture,
+    the verdict of each, the first failure's exit code and a summary on stderr."""
+    code = main(["check", "--no-image", "-r", str(pictures)])
+    out, err = capsys.readouterr()
+    assert code == ExitCode.ANSWERS_WRONG
+    assert [line for line in out.splitlines() if line.startswith("== ")] == [
+        f"== {pictures / 'a.png'}", f"== {pictures / 'b.png'}", f"== {pictures / 'sub' / 'c.png'}"]
+    assert out.count("0 wrong, 0 blank; the grid is complete") == 2 and out.count("1 wrong, 0 blank") == 1
+    assert err.strip().splitlines()[-1].startswith("kkvision: 3 inputs, 3 puzzles: 3 checked; refused: none;")
+    assert main(["check", "--no-image", str(pictures / "a.png"), str(pictures / "a.checked.png")]) == 0
+    out, err = capsys.readouterr()
+    assert out.count("== ") == 0 and "skipped 1 of kkvision's own output pictures" in err
+
+
+def test_check_and_hint_of_several_give_a_record_a_puzzle_as_json_lines(pictures, capsys):
+    names = [str(pictures / "a.png"), str(pictures / "b.png"), str(pictures / "nothing.png")]
+    assert main(["check", "--json", "--no-image", *names]) == ExitCode.ANSWERS_WRONG
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["input"], r["exit_code"], r["wrong"]) for r in records] == [
+        (names[0], 0, []), (names[1], ExitCode.ANSWERS_WRONG, [[0, 0]]), (names[2], ExitCode.INPUT, None)]
+    assert main(["hint", "--json", "--no-image", "--cells", "2", *names[:2]]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["input"] for r in records] == names[:2] and all(len(r["hints"]) == 2 for r in records)
+
+
+def test_the_second_of_two_names_is_the_answers_when_it_is_a_text(pictures, samples, tmp_path, capsys):
+    answers = tmp_path / "mine.txt"
+    answers.write_text("2143\n1324\n4231\n3412\n")
+    assert main(["check", "--no-image", str(samples / NYT), str(answers)]) == 0  # typed: no picture read
+    assert capsys.readouterr().out.count("== ") == 0
+    assert main(["hint", "--no-image", str(pictures / "a.png"), str(answers)]) == 0
+    capsys.readouterr()
+    assert main(["check", "--no-image", str(pictures), str(answers)]) == ExitCode.USAGE  # a folder: several
+    assert "typed answers are for one puzzle" in capsys.readouterr().err
+
+
+def test_an_output_file_names_one_input_only(pictures, capsys):
+    assert main(["hint", str(pictures / "a.png"), str(pictures / "b.png"), "-o", "x.png"]) == ExitCode.USAGE
+    assert "use --output-dir" in capsys.readouterr().err
+
+
+class _Terminal(io.StringIO):
+    """A terminal as a test sees it: what is written, and isatty() true."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_is_on_stderr_only_and_results_alone_on_stdout(samples, monkeypatch):
+    """With a progress bar (stderr a terminal), stdout holds exactly the results, as without one."""
+    names = [str(samples / name) for name in ("kk0.j.txt", NYT, "names-3x3.txt")]
+    quiet_out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", quiet_out)
+    assert main(["solve", "--jobs", "1", *names]) == 0
+    for command in (["solve", "--jobs", "1"], ["hint"]):
+        out, err = io.StringIO(), _Terminal()
+        monkeypatch.setattr(sys, "stdout", out)
+        monkeypatch.setattr(sys, "stderr", err)
+        assert main([*command, *names]) == 0
+        assert "input/s" in err.getvalue() or "input]" in err.getvalue()  # the bar was drawn
+        assert "\r" not in out.getvalue() and "%|" not in out.getvalue()
+        if command[0] == "solve":
+            assert out.getvalue() == quiet_out.getvalue()
+        assert out.getvalue().count("== ") == 3
+
+
+def test_a_result_never_shares_a_line_with_the_progress_bar(samples, monkeypatch):
+    """stdout and stderr on one terminal: every result line is written whole, on a line of its own
+    (the bar cleared first and drawn again after)."""
+    names = [str(samples / name) for name in ("kk0.j.txt", NYT, "names-3x3.txt")]
+    screen = _Terminal()
+    monkeypatch.setattr(sys, "stdout", screen)
+    monkeypatch.setattr(sys, "stderr", screen)
+    for command in (["solve", "--jobs", "1"], ["hint"]):
+        assert main([*command, *names]) == 0
+    pieces = [piece.strip() for piece in re.split(r"[\r\n]", screen.getvalue())]
+    assert any("input" in piece for piece in pieces)  # the bar was drawn
+    results = [piece for piece in pieces if piece.startswith("== ") or re.fullmatch(r"[\d ]+", piece)]
+    assert len([r for r in results if r.startswith("== ")]) == 6
+    assert not [piece for piece in pieces if "== " in piece and not piece.startswith("== ")]
+    assert not [piece for piece in pieces if "|" in piece and ("== " in piece or "kkvision:" in piece)]
