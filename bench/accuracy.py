@@ -29,6 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
 from calibration import margin_table, widen  # noqa: E402
 
 from devtools.generate import random_puzzle  # noqa: E402
@@ -88,6 +89,7 @@ def run_one(data: bytes, puzzle, grid, engine: str) -> tuple[dict, str]:
     return marks, why
 
 
+@saved("accuracy")
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", type=int, default=210)

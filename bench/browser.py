@@ -25,6 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
+
 from bench.scenes import Score, _worker_init, score_scene, table, tell  # noqa: E402
 from devtools.browser_scenes import STRUCTURES, render  # noqa: E402
 
@@ -34,6 +36,7 @@ def _score(args: tuple) -> Score:
     return score_scene(sc, keep, group=sc.theme)
 
 
+@saved("browser")
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", type=int, default=50, help="pages per split")

@@ -42,6 +42,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
+
 from devtools import hands  # noqa: E402
 from devtools.scenes import FILL_MODES, scene  # noqa: E402
 from kkvision.answers import check_answers, read_written, verdict_of  # noqa: E402
@@ -210,6 +212,7 @@ def table(scores: list[Score]) -> str:
     return "\n".join(rows)
 
 
+@saved("check")
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", type=int, default=60, help="scenes per theme split")

@@ -27,6 +27,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
+
 from bench.check import WRONG_COUNTS, _worker_init, answered  # noqa: E402
 from devtools.scenes import FILL_MODES, scene  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
@@ -93,6 +95,7 @@ def _steady(c: Cell) -> bool:
     return all(int(q[1:NOTES].argmax()) + 1 == likeliest for q in c.nudged)
 
 
+@saved("check_rules")
 def main() -> None:
     from kkvision import answers
     from kkvision.answers import _surely_other

@@ -43,6 +43,8 @@ from PIL import Image, ImageDraw, ImageFont
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
+
 from devtools import hands, strokes  # noqa: E402
 from kkvision.vision import digits, nets  # noqa: E402
 
@@ -162,6 +164,7 @@ def kinds(count: int, seed: int) -> dict[str, list[tuple[np.ndarray, int]]]:
     return out
 
 
+@saved("handwriting")
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", type=int, default=300, help="cells per kind (a third per font)")

@@ -48,6 +48,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
 from calibration import margin_table, widen  # noqa: E402
 
 from kkvision.errors import KkvisionError  # noqa: E402
@@ -309,6 +310,7 @@ def _use_models(first: Path | None, second: Path | None) -> None:
     nets.use_model(labels.SECOND_MODEL, second)
 
 
+@saved("real")
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("folders", type=Path, nargs="+")

@@ -27,6 +27,8 @@ import cv2
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
+
 from kkvision import formats  # noqa: E402
 from kkvision.answers import check_answers, written_answers  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
@@ -87,6 +89,7 @@ def _share(k: int, total: int) -> str:
     return f"{k}/{total} ({100 * k / max(1, total):.0f}%)"
 
 
+@saved("roundtrip")
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dirs", nargs="*", type=Path)

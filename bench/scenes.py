@@ -40,6 +40,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
+
 from devtools.scenes import FAMILIES, Scene, scene  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
 from kkvision.pipeline import Options, Outcome, read_source  # noqa: E402
@@ -176,6 +178,7 @@ def tell(s: Score, fails: bool, save: Path | None) -> None:
         (save / (s.name + ".truth.txt")).write_text(s.truth + "\n".join(s.why) + "\n")
 
 
+@saved("scenes")
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", type=int, default=20, help="scenes per family and split")

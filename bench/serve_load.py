@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
 from speed import book_photo  # noqa: E402  (bench/ is the script's folder on sys.path)
 
 WARM = 5  # requests before measuring: the workers' first pictures (buffers, caches) are not counted
@@ -164,6 +165,7 @@ def profile(picture: Path) -> None:
     pstats.Stats(prof).sort_stats("cumulative").print_stats(35)
 
 
+@saved("serve_load", unless=("--profile",))
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--requests", type=int, default=300)

@@ -17,11 +17,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
+
 from devtools.generate import random_puzzle  # noqa: E402
 from kkvision.puzzle import Cage, Puzzle  # noqa: E402
 from kkvision.solver import solve  # noqa: E402
 
 
+@saved("solver_speed")
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--per-size", type=int, default=10)

@@ -30,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -89,6 +91,7 @@ def pictures(work: Path, real: Path | None) -> list[tuple[str, Path]]:
     return out
 
 
+@saved("speed")
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=5)
