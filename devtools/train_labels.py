@@ -472,7 +472,7 @@ def scene(rng: random.Random, designs: dict[str, list[str]], text: str | None = 
         before = np.asarray(img)
         img = Image.fromarray((before * (1 - alpha) + pen * alpha).astype(np.uint8))
         if CLEANED and rng.random() < CLEANED:
-            img = Image.fromarray(_cleaned(before, np.asarray(img), hand, s, paper))
+            img = Image.fromarray(_cleaned(before, np.asarray(img), hand, s, paper, (x0, y0)))
     arr = np.asarray(img).astype(np.float32)
     arr = _degrade(arr, rng, fsize * 0.72)
     gray = cv2.cvtColor(np.clip(arr, 0, 255).astype(np.uint8), cv2.COLOR_RGB2GRAY)
@@ -486,17 +486,22 @@ def scene(rng: random.Random, designs: dict[str, list[str]], text: str | None = 
     return label_crop(gray, box), truth, name
 
 
-def _cleaned(before: np.ndarray, after: np.ndarray, hand: np.ndarray, s: float, paper: tuple[int, ...]) -> np.ndarray:
+def _cleaned(before: np.ndarray, after: np.ndarray, hand: np.ndarray, s: float, paper: tuple[int, ...],
+             origin: tuple[float, float]) -> np.ndarray:
     """`after` (RGB, a hand's answer drawn over `before`) with the answer taken out as
     vision/contents.py takes it out: its ink where it is no label's or line's (their ink in `before`:
-    darker than the paper by KEPT_INK), grown by contents.GROW of the cell side `s`, inpainted."""
-    from kkvision.vision.contents import GROW, PAINT_RADIUS
+    darker than the paper by KEPT_INK), grown by contents.GROW of the cell side `s`, painted over by
+    contents.fill (the lattice's lines every `s` from the cell's top left `origin`)."""
+    from kkvision.vision.contents import GROW, LINE_BAND, PAINT_RADIUS, fill
 
     kept = float(np.mean(paper)) - before.astype(np.float32).mean(2) > KEPT_INK
     ink = ((hand[: after.shape[0], : after.shape[1]] > 64) & ~kept).astype(np.uint8) * 255
     grow = max(1, int(round(GROW * s)))
-    grown = cv2.dilate(ink, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1)))
-    return cv2.inpaint(np.ascontiguousarray(after), grown, max(2.0, PAINT_RADIUS * s), cv2.INPAINT_TELEA)
+    grown = cv2.dilate(ink, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1))) > 0
+    lines = [origin[a] % s + s * np.arange(-1, after.shape[1 - a] / s + 1) for a in (0, 1)]
+    return np.stack([fill(after[..., c], grown, lines[0], lines[1], LINE_BAND * s,
+                          max(2.0, PAINT_RADIUS * s)) for c in range(after.shape[2])],
+                    axis=2)
 
 
 def _degrade(arr: np.ndarray, rng: random.Random, cap: float) -> np.ndarray:

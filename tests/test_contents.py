@@ -77,6 +77,23 @@ def test_only_the_written_cells_ink_is_taken_out_and_painted_from_round_it(monke
     assert sq[180, 180] == 30  # the square read by check is not changed
 
 
+def test_an_answer_over_a_line_is_painted_out_with_the_line_running_on_and_no_dark_smear():
+    """A stroke across the line between A1 and B1 and along under the top line: where it crossed the
+    lines they run on; the rest is paper again, none of the lines' ink drawn into the cells (inpainting
+    from all round made dark blobs there, read as a label's digits)."""
+    sq, geom = _square(), _geometry()
+    mask = np.zeros(sq.shape, bool)
+    mask[40:70, 90:150] = True  # across the line at x = CELL, in A1 and B1
+    mask[0:14, 130:200] = True  # along the top line, in B1, the line itself under it
+    sq[mask] = 40
+    out = contents.fill(sq, mask, geom.xs, geom.ys, contents.LINE_BAND * CELL, 4.0)
+    assert (out[40:70, CELL - 1:CELL + 2] == 0).all()  # the line between A1 and B1 runs on
+    assert (out[0:2, 130:200] == 0).all()  # and the top line
+    assert out[40:70, 90:CELL - 2].min() >= 245 and out[40:70, CELL + 3:150].min() >= 245  # paper either side
+    assert out[3:14, 130:200].min() == 250  # under the top line: paper, no blob where a label would be
+    assert (out[~mask] == sq[~mask]).all()  # nothing else changes
+
+
 def test_the_mask_follows_the_cell_box_at_the_networks_scale(monkeypatch):
     """A network pixel (x, y) of a cell's SIDE x SIDE crop lies at x / SIDE of the cell in the square."""
     _fake_reader(monkeypatch, {(0, 2)}, (24, 0, 48, 24))  # the top-right quarter of C1

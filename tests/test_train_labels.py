@@ -103,7 +103,7 @@ def test_a_cleaned_answer_leaves_the_label_and_lines_it_crossed():
     hand[60:64, 20:80] = 255  # and across the line
     after = before.copy()
     after[hand > 0] = 60
-    out = _cleaned(before, after, hand, 100.0, 240)
+    out = _cleaned(before, after, hand, 100.0, 240, (50.0, 0.0))  # the cell's top left: the line at 50 is its left
     assert out[70:90, 20:24].mean() > 200  # the stroke below the label is gone: paper again
     assert out[60:64, 30:45].mean() > 200
     assert out[10:20, 10:19].mean() < 60 and out[15:20, 20:24].mean() < 100  # the label stays, where crossed too

@@ -17,8 +17,12 @@ picture is read as its blank puzzle would be:
      nets.py) gives, for each pixel of the whole cell seen at SIDE x SIDE, the
      probability that its ink is no label's (answer, notes, placeholder);
   3. pixels above INK, grown by GROW of a cell side (the network's pixels
-     are coarse), are painted over by inpainting from round them (cv2.inpaint),
-     so a cell line an answer crossed runs on under it.
+     are coarse), are painted over (fill): within LINE_BAND of a lattice
+     line along that line, so a cell line an answer crossed runs on under
+     it, and elsewhere by inpainting from round them (cv2.inpaint) with
+     the lines left out, so their ink is not smeared into the cell (it
+     was: dark blobs beside the lines where a big answer touched them,
+     read as labels' digits).
 A blank picture's cells are all read as nothing written: it is read as before.
 """
 
@@ -39,6 +43,9 @@ WRITTEN = 0.5
 INK = 0.5  # a pixel's probability of being no label's ink above which it is taken out
 GROW = 0.02  # of the cell side: the mask is grown by this (a network pixel is 1/48 of the cell)
 PAINT_RADIUS = 0.03  # of the cell side: how far round a taken-out pixel inpainting looks
+PAPER = 90  # percentile of the grey levels neither taken out nor near a line: the paper's
+LINE_BAND = 0.12  # of the cell side: a taken-out pixel this near a lattice line may be on it (the heaviest cage
+                  # borders are under a tenth of a cell, and the square's lines are straight to a few pixels)
 
 
 def crops(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, float]]) -> list[np.ndarray]:
@@ -88,8 +95,49 @@ def clean(square: np.ndarray, geom: GridGeometry, contents: Contents) -> np.ndar
     """The square with the written ink painted over from round it (the square itself when none)."""
     if not contents.written or contents.ink is None or not contents.ink.any():
         return square
-    radius = max(2.0, PAINT_RADIUS * _cell_side(geom))
-    return cv2.inpaint(square, contents.ink, radius, cv2.INPAINT_TELEA)
+    side = _cell_side(geom)
+    return fill(square, contents.ink > 0, geom.xs, geom.ys, LINE_BAND * side, max(2.0, PAINT_RADIUS * side))
+
+
+def fill(gray: np.ndarray, mask: np.ndarray, xs: tuple[float, ...] | np.ndarray, ys: tuple[float, ...] | np.ndarray,
+         band: float, radius: float) -> np.ndarray:
+    """`gray` with its `mask` pixels painted over.  Within `band` of a vertical line of `xs`, from the
+    nearest pixels not masked above and below in its column, of a horizontal line of `ys` from left and
+    right in its row: the brighter of the two, so the line runs on where it does at both ends and its
+    ink is drawn nowhere else (where both lines meet, dark if either runs on).  Elsewhere inpainted
+    (cv2.INPAINT_TELEA, from `radius` round) from the picture with those bands made paper: a label's
+    stroke an answer crossed runs on into it, a line's ink does not (inpainting from all round made
+    dark blobs beside the lines where a big answer touched them, read as labels' digits)."""
+    left, right = _ends(gray, mask, 1)
+    up, down = _ends(gray, mask, 0)
+    across, along = np.fmax(left, right), np.fmax(up, down)  # ... of a vertical line, along it
+    h, w = gray.shape
+    vertical = (np.abs(np.arange(w)[:, None] - np.asarray(xs, float)[None, :]).min(axis=1) < band)[None, :]
+    horizontal = (np.abs(np.arange(h)[:, None] - np.asarray(ys, float)[None, :]).min(axis=1) < band)[:, None]
+    lines = vertical | horizontal
+    clear = ~mask & ~lines
+    paper = np.percentile(gray[clear], PAPER) if clear.any() else float(gray.max())
+    source = np.where(lines, np.asarray(paper, gray.dtype), gray)
+    inside = cv2.inpaint(source, mask.astype(np.uint8), radius, cv2.INPAINT_TELEA).astype(np.float32)
+    value = np.where(vertical & horizontal, np.fmin(along, across),
+                     np.where(vertical, along, np.where(horizontal, across, inside)))
+    value = np.where(np.isnan(value), paper, value)
+    out = gray.copy()
+    out[mask] = np.clip(np.rint(value[mask]), 0, 255).astype(gray.dtype)
+    return out
+
+
+def _ends(gray: np.ndarray, mask: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
+    """For every pixel, the value of the nearest pixel not masked before it and after it along `axis`
+    (itself when not masked; NaN where there is none)."""
+    a, m = np.moveaxis(gray.astype(np.float32), axis, 1), np.moveaxis(mask, axis, 1)
+    rows, w = np.arange(a.shape[0])[:, None], a.shape[1]
+    at = np.arange(w)[None, :]
+    before = np.maximum.accumulate(np.where(m, -1, at), axis=1)
+    after = np.minimum.accumulate(np.where(m, w, at)[:, ::-1], axis=1)[:, ::-1]
+    b = np.where(before >= 0, a[rows, np.clip(before, 0, w - 1)], np.nan)
+    f = np.where(after < w, a[rows, np.clip(after, 0, w - 1)], np.nan)
+    return np.moveaxis(b, 1, axis), np.moveaxis(f, 1, axis)
 
 
 def unlabelled(contents: Contents, layout: CageLayout) -> tuple[Cell, ...]:
