@@ -342,3 +342,30 @@ def test_a_digit_the_grid_cannot_hold_read_steadily_is_still_wrong(filled, monke
     right = filled[1][2][3]
     assert seen == [len(NUDGES)]
     assert written.answers[2][3] == _others(right)[0] and (2, 3) not in written.unsure
+
+
+def _leaning(digit, p_digit):
+    """A reading: `digit` at p_digit, the rest shared evenly."""
+    from kkvision.vision.digits import NOTES
+
+    out = np.full(NOTES + 1, (1.0 - p_digit) / NOTES, np.float32)
+    out[digit] = p_digit
+    return out
+
+
+@pytest.mark.parametrize("first,again,judged", [
+    (0.6, 0.95, "right"),  # likeliest, and sure with the label and lines painted out: right
+    (0.6, 0.7, "unsure"),  # likeliest, not sure either way: not judged
+    (None, 0.99, "unsure"),  # another digit likeliest: never read again, not judged
+])
+def test_a_right_answer_read_unsurely_is_read_again_from_its_ink_alone(filled, monkeypatch, first, again, judged):
+    """A right answer written over its label's corner read 0.6 with the label beside it is read again from
+    the cell's ink that is no label's alone (contents.ink_alone); only when the right digit was the
+    likeliest reading, and only SURE there makes it right.  Never wrong from the second look."""
+    other = lambda right: _others(right)[0]  # noqa: E731
+    centred = (lambda right: _leaning(right, first)) if first else (lambda right: _leaning(other(right), 0.6))
+    written, seen = _read_cell_as(monkeypatch, filled, centred, lambda right: _leaning(right, again))
+    right = filled[1][2][3]
+    assert seen == ([1] if first else [])  # read again: that cell alone
+    assert ((2, 3) in written.unsure) == (judged == "unsure")
+    assert written.answers[2][3] == (right if judged == "right" else 0)

@@ -94,6 +94,18 @@ def test_an_answer_over_a_line_is_painted_out_with_the_line_running_on_and_no_da
     assert (out[~mask] == sq[~mask]).all()  # nothing else changes
 
 
+def test_ink_alone_keeps_only_the_cells_ink_that_is_no_labels(monkeypatch):
+    """check's second look at a cell: its answer alone, the label, the lines and other cells paper."""
+    _fake_reader(monkeypatch, set(), (12, 12, 36, 36))  # the network: the middle half of a cell is an answer
+    sq, geom = _square(), _geometry()
+    sq[30:100, 40:80] = 30  # A1's answer, under its label
+    sq[150:210, 160:200] = 30  # B2's
+    alone = contents.ink_alone(sq, geom, [(0, 0)])
+    assert (alone[40:85, 40:80] == 30).all()  # A1's answer stays
+    assert alone[8:26, 10:30].min() == 250 and alone[:, CELL - 1:CELL + 2].min() == 250  # its label, the lines: paper
+    assert alone[150:210, 160:200].min() == 250  # and B2, not asked for
+
+
 def test_the_mask_follows_the_cell_box_at_the_networks_scale(monkeypatch):
     """A network pixel (x, y) of a cell's SIDE x SIDE crop lies at x / SIDE of the cell in the square."""
     _fake_reader(monkeypatch, {(0, 2)}, (24, 0, 48, 24))  # the top-right quarter of C1

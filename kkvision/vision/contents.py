@@ -1,6 +1,7 @@
 """What is in each cell: the ink that is no label's, found and taken out before labels and borders are read.
 
     find_contents(square, geom) -> Contents     the written cells, and where their ink lies
+    ink_alone(square, geom, cells) -> square    only those cells' ink that is no label's (check's second look)
     clean(square, geom, contents) -> square     that ink painted over from the paper and lines round it
     unlabelled(contents, layout) -> cells       the written cells no label can be in
 
@@ -69,9 +70,14 @@ def find_contents(square: np.ndarray, geom: GridGeometry) -> Contents:
     written = [cell for cell, p in zip(cells, probs) if p[0] < 1.0 - WRITTEN]
     if not written:
         return Contents(())
-    maps = ink_probability(crops(square, [geom.cell_box(r, c) for r, c in written]))
+    return Contents(tuple(written), written_ink(square, geom, written))
+
+
+def written_ink(square: np.ndarray, geom: GridGeometry, cells: list[Cell]) -> np.ndarray:
+    """Where the ink of the given cells is no label's (above INK, grown by GROW): 255 there, 0 elsewhere."""
+    maps = ink_probability(crops(square, [geom.cell_box(r, c) for r, c in cells]))
     ink = np.zeros(square.shape[:2], np.uint8)
-    for (r, c), prob in zip(written, maps):
+    for (r, c), prob in zip(cells, maps):
         x0, y0, x1, y1 = geom.cell_box(r, c)
         i0, j0 = max(0, int(np.floor(x0))), max(0, int(np.floor(y0)))
         i1, j1 = min(square.shape[1], int(np.ceil(x1))), min(square.shape[0], int(np.ceil(y1)))
@@ -83,8 +89,14 @@ def find_contents(square: np.ndarray, geom: GridGeometry) -> Contents:
                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
         ink[j0:j1, i0:i1] = np.maximum(ink[j0:j1, i0:i1], (part > INK).astype(np.uint8) * 255)
     grow = max(1, int(round(GROW * _cell_side(geom))))
-    grown = cv2.dilate(ink, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1)))
-    return Contents(tuple(written), grown)
+    return cv2.dilate(ink, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1)))
+
+
+def ink_alone(square: np.ndarray, geom: GridGeometry, cells: list[Cell]) -> np.ndarray:
+    """The square with only the given cells' ink that is no label's left (written_ink), the rest paper
+    (PAPER): an answer with the label, the lines and whatever else round it painted out."""
+    paper = np.percentile(square, PAPER)
+    return np.where(written_ink(square, geom, cells) > 0, square, np.asarray(paper, square.dtype))
 
 
 def _cell_side(geom: GridGeometry) -> float:
