@@ -28,7 +28,7 @@ from .lattice import Verdict, ink, judge
 from .rectify import face_on
 from .trace import trace
 
-__all__ = ["LOW_CONTRAST", "NO_GRID", "SIDE", "STRETCH_TAILS", "GridGeometry", "find_grid", "find_grids", "ink_mask", "searches", "to_gray", "tried_frames"]
+__all__ = ["LOW_CONTRAST", "NO_GRID", "SIDE", "STRETCH_TAILS", "GridGeometry", "find_grid", "find_grids", "searches", "to_gray", "tried_frames"]
 
 NO_GRID = (f"no puzzle grid found: no square frame with evenly spaced lines for {PICTURE_SIZES[0]}..{PICTURE_SIZES[-1]}"
            " cells (crop closer, or photograph the grid straight on)")
@@ -71,8 +71,6 @@ CONTRAST_STEP = 4  # ... measured on every 4th pixel each way (a sixteenth of a 
 def to_gray(image: np.ndarray) -> np.ndarray:
     return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
 
-
-ink_mask = ink
 
 
 def _shrunk(gray: np.ndarray, side: int = FIND_SIDE) -> tuple[np.ndarray, float]:
