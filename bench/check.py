@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/check.py [--count 60] [--seed 0] [--jobs 2] [--fails]
                                     [--digit-model PATH] [--label-model PATH] [--second-label-model PATH]
+                                    [--contents-model PATH]
 
 Renders 2 x count filled-in scenes (devtools/scenes.py family 'filled', train and
 held-out themes; answers typed by an app, written by hand in fonts of hands,
@@ -104,10 +105,11 @@ def answered(page, truths: list) -> Iterator[tuple]:  # type: ignore[type-arg]
         yield result, truth, [list(r) for r in result.solution] == [list(r) for r in truth.solution]
 
 
-def _worker_init(digit_model: Path | None, label_model: Path | None, second_label_model: Path | None) -> None:
+def _worker_init(digit_model: Path | None, label_model: Path | None, second_label_model: Path | None,
+                 contents_model: Path | None = None) -> None:
     import cv2
 
-    from kkvision.vision import digits, labels, nets
+    from kkvision.vision import contents, digits, labels, nets
 
     cv2.setNumThreads(1)  # the pool's workers share the cores
     if digit_model is not None:
@@ -116,6 +118,8 @@ def _worker_init(digit_model: Path | None, label_model: Path | None, second_labe
         nets.use_model(labels.MODEL, label_model)
     if second_label_model is not None:
         nets.use_model(labels.SECOND_MODEL, second_label_model)
+    if contents_model is not None:
+        nets.use_model(contents.MODEL, contents_model)
 
 
 def _solved(data: bytes, name: str, truths: list) -> tuple[set[int], str]:  # type: ignore[type-arg]
@@ -222,6 +226,7 @@ def main() -> None:
     ap.add_argument("--digit-model", type=Path, help="read written cells with this model file (one just trained)")
     ap.add_argument("--label-model", type=Path, help="read labels with this model file")
     ap.add_argument("--second-label-model", type=Path, help="the second label model (labels.SECOND_MODEL): this file")
+    ap.add_argument("--contents-model", type=Path, help="the cell-content network (contents.MODEL): this file")
     ap.add_argument("--hands", action="store_true", help="also the real-hand kinds (needs ../shared/handwriting)")
     ap.add_argument("--only", choices=("fonts", "hands"), help="only the fonts' kinds, or only the real hands'")
     ap.add_argument("--split", choices=("dev", "locked"), help="the real hands of this split only (default both)")
@@ -236,7 +241,7 @@ def main() -> None:
     cases += [(base + i, locked, HAND_KINDS[i % len(HAND_KINDS)], WRONG_COUNTS[i % len(WRONG_COUNTS)],
                "locked" if locked else "dev") for locked, base in ((False, args.seed), (True, LOCKED_SEED + args.seed))
               for i in range(args.count) if kinds["hands"] and args.split in (None, "locked" if locked else "dev")]
-    models = (args.digit_model, args.label_model, args.second_label_model)
+    models = (args.digit_model, args.label_model, args.second_label_model, args.contents_model)
     with ProcessPoolExecutor(args.jobs, initializer=_worker_init, initargs=models) as pool:
         scores = list(pool.map(run, cases))
     print(table(scores))

@@ -3,7 +3,7 @@ photos, turned and dim pictures, in train themes and in held-out themes.
 
     .venv/bin/python bench/scenes.py [--count 20] [--seed 0] [--jobs 2] [--family app,print]
                                      [--split both] [--fails] [--save DIR] [--label-model PATH]
-                                     [--second-label-model PATH]
+                                     [--second-label-model PATH] [--contents-model PATH]
 
 For each family and theme split it renders `count` scenes (seeds seed..seed+count-1;
 the same seeds give the same pictures), hands each one's file bytes to
@@ -22,7 +22,8 @@ kkvision.pipeline.read_source as a user's file (PNG or JPEG), and scores:
 Scenes run in a process pool of --jobs workers, each with OpenCV on one thread.
 --label-model PATH reads the labels with another model file (one just trained)
 in place of the shipped models/labels.onnx; --second-label-model PATH likewise
-for models/labels-second.onnx (asked when the first's reading is refused).
+for models/labels-second.onnx (asked when the first's reading is refused), and
+--contents-model PATH for models/contents.onnx (what is written in the cells).
 --fails lists each failing scene and why; --save DIR writes their pictures
 (with the truth beside each as DIR/NAME.truth.txt).
 """
@@ -75,16 +76,19 @@ class Score:
         return self.count_right and self.solved == self.puzzles and not self.wrong
 
 
-def _worker_init(label_model: Path | None = None, second_label_model: Path | None = None) -> None:
+def _worker_init(label_model: Path | None = None, second_label_model: Path | None = None,
+                 contents_model: Path | None = None) -> None:
     import cv2
 
-    from kkvision.vision import labels, nets
+    from kkvision.vision import contents, labels, nets
 
     cv2.setNumThreads(1)  # the pool's workers share the cores
     if label_model is not None:
         nets.use_model(labels.MODEL, label_model)
     if second_label_model is not None:
         nets.use_model(labels.SECOND_MODEL, second_label_model)
+    if contents_model is not None:
+        nets.use_model(contents.MODEL, contents_model)
 
 
 def run_one(family: str, seed: int, heldout: bool, keep: bool) -> Score:
@@ -192,12 +196,14 @@ def main() -> None:
                     help="score this label model file (e.g. one just trained) in place of the shipped one")
     ap.add_argument("--second-label-model", type=Path, metavar="PATH",
                     help="and this one in place of the shipped second label model (models/labels-second.onnx)")
+    ap.add_argument("--contents-model", type=Path, metavar="PATH",
+                    help="and this cell-content network in place of models/contents.onnx")
     args = ap.parse_args()
     families = [f.strip() for f in args.family.split(",") if f.strip()]
     bad = [f for f in families if f not in FAMILIES]
     if bad:
         ap.error(f"unknown family {', '.join(bad)}: choose from {', '.join(FAMILIES)}")
-    for model in (args.label_model, args.second_label_model):
+    for model in (args.label_model, args.second_label_model, args.contents_model):
         if model is not None and not model.is_file():
             ap.error(f"no model file {model}")
     splits = {"train": [False], "heldout": [True], "both": [False, True]}[args.split]
@@ -205,7 +211,7 @@ def main() -> None:
     t0 = time.perf_counter()
     scores: list[Score] = []
     with ProcessPoolExecutor(max_workers=max(1, args.jobs), initializer=_worker_init,
-                             initargs=(args.label_model, args.second_label_model)) as pool:
+                             initargs=(args.label_model, args.second_label_model, args.contents_model)) as pool:
         for s in pool.map(run_one, *zip(*jobs)):
             scores.append(s)
             tell(s, args.fails, args.save)
