@@ -43,6 +43,10 @@ from kkvision.vision import contents, digits
 ROOT = Path(__file__).resolve().parents[1]
 OTHER = 0.3  # of the layer's coverage: a pixel at least this covered by written ink is written ink
 INK_LEVEL = 0.25  # of the crop's darkness: a pixel this dark is ink (to measure what was taken out)
+WIDTH = 12  # channels of the U-Net's first level (then twice, four times): --width
+# the loss's weight on the pixels of a label's or a line's ink (the target's 0 where the crop is ink), against
+# 1 elsewhere: --keep; a label's ink taken out with an answer written over it is a label misread
+KEEP = 1.0
 
 
 def example(rng: random.Random, split: str) -> tuple[np.ndarray, np.ndarray]:
@@ -64,7 +68,7 @@ def examples(pool, count: int, seed: int, split: str) -> tuple[np.ndarray, np.nd
     return np.stack([m[0] for m in made]), np.stack([m[1] for m in made])
 
 
-def network():  # type: ignore[no-untyped-def]
+def network(width: int = WIDTH):  # type: ignore[no-untyped-def]
     import torch
     import torch.nn as nn
 
@@ -75,10 +79,11 @@ def network():  # type: ignore[no-untyped-def]
     class UNet(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.down1, self.down2, self.bottom = block(1, 12), block(12, 24), block(24, 48)
-            self.up2, self.up1 = block(48 + 24, 24), block(24 + 12, 12)
+            w = width
+            self.down1, self.down2, self.bottom = block(1, w), block(w, 2 * w), block(2 * w, 4 * w)
+            self.up2, self.up1 = block(4 * w + 2 * w, 2 * w), block(2 * w + w, w)
             self.pool, self.grow = nn.MaxPool2d(2), nn.Upsample(scale_factor=2, mode="nearest")
-            self.head = nn.Conv2d(12, 1, 1)
+            self.head = nn.Conv2d(w, 1, 1)
 
         def forward(self, x):  # type: ignore[no-untyped-def]
             a = self.down1(x)
@@ -107,6 +112,9 @@ def main() -> None:
     ap.add_argument("--val", type=int, default=3000, help="validation cells written by the 'dev' writers")
     ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--width", type=int, default=WIDTH, help="channels of the first level (then 2x, 4x)")
+    ap.add_argument("--keep", type=float, default=KEEP,
+                    help="loss weight of the labels' and lines' ink (the network must leave it)")
     ap.add_argument("--out", type=Path, default=ROOT / "models" / contents.MODEL)
     args = ap.parse_args()
     if not hands.available():
@@ -120,12 +128,12 @@ def main() -> None:
         vx, vy = examples(pool, args.val, args.seed + 1, "dev")
     print(f"{len(x)} training cells, {len(vx)} validation cells by held-out writers; written ink"
           f" {y.mean():.1%} of the pixels ({time.time() - t0:.0f} s)", flush=True)
-    model = network()
+    model = network(args.width)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     batch = 64
     steps = args.epochs * (len(x) // batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
-    loss_fn = torch.nn.BCEWithLogitsLoss()
+    loss_fn = torch.nn.BCEWithLogitsLoss(reduction="none")
 
     def probs_of(xs: np.ndarray) -> np.ndarray:
         model.eval()
@@ -139,7 +147,9 @@ def main() -> None:
         for b in range(len(x) // batch):
             idx = order[b * batch:(b + 1) * batch]
             xb = torch.from_numpy(x[idx].astype(np.float32) / 255)[:, None]
-            loss = loss_fn(model(xb), torch.from_numpy(y[idx].astype(np.float32))[:, None])
+            yb = torch.from_numpy(y[idx].astype(np.float32))[:, None]
+            weight = 1.0 + (args.keep - 1.0) * ((xb >= INK_LEVEL) & (yb == 0)).float()
+            loss = (loss_fn(model(xb), yb) * weight).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
