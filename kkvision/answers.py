@@ -38,11 +38,6 @@ CONCENTRATED = 0.5
 # Below digits.SURE: on those scenes no written cell was read above 0.31 blank (3885 of them), while 185
 # of 3666 blank ones were read 0.8-0.9 (a label's tail, a shadow, notes): at SURE they were unsure.
 BLANK_SURE = 0.8
-# A cell is called wrong only if its ink that is no label's has a piece this tall (of the cell): an answer
-# is written 0.35 of the cell high and more (bench/check.py's hands; the smallest real answers measured
-# 0.38), pencil candidates 0.26 at most (devtools/train_digits.py), the mask grown 0.02 either side.  On
-# bench/check.py's working split (seeds 100..259) lone pencil candidates read 3 at 0.99 were called wrong.
-ANSWER_HEIGHT = 0.32
 
 
 @dataclass(frozen=True)
@@ -162,15 +157,12 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
     answer's right digit was read above 0.05 either way), wrong when the right digit is at most
     NOT_RIGHT and the others are WRONG_SURE together (_surely_other), though
     which of them is less sure (the most probable is given), and that digit
-    stays the likeliest with the cell's box nudged a few percent (_unsteady),
-    and the cell's ink that is no label's, read alone, is surely other too and
-    has a piece ANSWER_HEIGHT tall (a wrong digit read from an answer and its
-    label together, "4" from a 7 through "11+", or from pencil candidates, is
-    not judged); without it, a digit
+    stays the likeliest with the cell's box nudged a few percent (_unsteady);
+    without it, a digit
     must be SURE on its own.  A cell with no ink
     where an answer goes (against its lines' darkness) is blank whatever the
     network says; ink too faint for an answer is never read as one."""
-    from .vision.contents import ink_alone, tallest, written_ink
+    from .vision.contents import ink_alone
     from .vision.digits import (
         EMPTY_INK_SHARE,
         FAINT_INK,
@@ -220,20 +212,13 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
     for r, c in _unsteady(square, geometry, called):
         grid[r][c] = BLANK  # surely not right as the box is, but not with it moved: not judged
         unsure.append((r, c))
-    wrong = [cell for cell, _ in called if cell not in unsure]
-    if (likely_right or wrong) and solution is not None:  # the second look: the cell's answer ink alone
-        again_cells = likely_right + wrong
-        answer_ink = written_ink(square, geometry, again_cells)
-        boxes = [geometry.cell_box(r, c) for r, c in again_cells]
-        again = read_digits(digit_crops(ink_alone(square, answer_ink), boxes))
-        for (r, c), box, p in zip(again_cells, boxes, again):
-            if (r, c) in likely_right:
-                if p[solution[r][c]] >= SURE:
-                    grid[r][c] = solution[r][c]
-                else:
-                    unsure.append((r, c))
-            elif not _surely_other(p[1:NOTES], solution[r][c], n) or tallest(answer_ink, box) < ANSWER_HEIGHT:
-                grid[r][c] = BLANK  # wrong with the label beside it, not alone, or too small for an answer
+    if likely_right and solution is not None:
+        alone = ink_alone(square, geometry, likely_right)
+        again = read_digits(digit_crops(alone, [geometry.cell_box(r, c) for r, c in likely_right]))
+        for (r, c), p in zip(likely_right, again):
+            if p[solution[r][c]] >= SURE:
+                grid[r][c] = solution[r][c]
+            else:
                 unsure.append((r, c))
     return Written(tuple(tuple(row) for row in grid), tuple(sorted(unsure)), tuple(pencil))
 

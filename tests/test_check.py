@@ -264,14 +264,12 @@ def test_a_cell_is_wrong_only_when_its_right_digit_is_surely_not_what_was_writte
         assert _surely_other(digits, right, size) == verdict
 
 
-def _read_cell_as(monkeypatch, filled, centred, nudged, alone=None):
-    """read_written of a filled 6x6 whose cell C3 the digit reader reads as `centred(right)`, with its box
-    nudged (answers._unsteady: asked only for the cells called wrong) as each of `nudged(right)`, and
-    from its ink alone (the second look) as `alone(right)` (as centred when not given): (the Written,
-    how many crops each reading but the first had)."""
+def _read_cell_as(monkeypatch, filled, centred, nudged):
+    """read_written of a filled 6x6 whose cell C3 the digit reader reads as `centred(right)` and, with
+    its box nudged (answers._unsteady: asked only for the cells called wrong), as each of
+    `nudged(right)`: (the Written, how many crops each nudged reading had)."""
     from kkvision.answers import read_written
     from kkvision.vision import digits
-    from kkvision.vision.digits import NUDGES
 
     make, solution = filled
     n, right = 6, solution[2][3]
@@ -286,7 +284,7 @@ def _read_cell_as(monkeypatch, filled, centred, nudged, alone=None):
             out[2 * n + 3] = centred(right)
         else:
             seen.append(len(crops))
-            out[:] = nudged(right) if len(crops) == len(NUDGES) else (alone or centred)(right)
+            out[:] = nudged(right)
         return out
 
     monkeypatch.setattr(digits, "read_digits", said)
@@ -325,8 +323,8 @@ def test_a_cell_is_wrong_only_if_the_digit_called_stays_the_likeliest_with_its_b
 
     written, seen = _read_cell_as(monkeypatch, filled, lambda right: reading(right, True),
                                   lambda right: [reading(right, f) for f in nudged_first])
-    assert seen == ([len(NUDGES), 1] if called else [len(NUDGES)])  # nudged where the rule called a cell wrong,
-    first = _others(filled[1][2][3])[0]                              # and read alone where it still is
+    assert seen == [len(NUDGES)]  # nudged only where the rule called a cell wrong
+    first = _others(filled[1][2][3])[0]
     assert (written.answers[2][3] == first) == called and ((2, 3) in written.unsure) != called
 
 
@@ -342,32 +340,8 @@ def test_a_digit_the_grid_cannot_hold_read_steadily_is_still_wrong(filled, monke
 
     written, seen = _read_cell_as(monkeypatch, filled, reading, lambda right: [reading(right)] * len(NUDGES))
     right = filled[1][2][3]
-    assert seen == [len(NUDGES), 1]  # nudged, then read from its ink alone: the same
+    assert seen == [len(NUDGES)]
     assert written.answers[2][3] == _others(right)[0] and (2, 3) not in written.unsure
-
-
-@pytest.mark.parametrize("alone_right,height,judged", [
-    (0.0, 0.5, "wrong"),  # alone, surely other too, and as tall as an answer: wrong
-    (0.6, 0.5, "unsure"),  # alone the right digit: the label made it look other ("4" from a 7 through "11+")
-    (0.0, 0.2, "unsure"),  # as small as pencil candidates (a lone candidate read 3 at 0.99)
-])
-def test_a_cell_is_wrong_only_if_its_ink_alone_is_surely_other_and_as_tall_as_an_answer(
-        filled, monkeypatch, alone_right, height, judged):
-    from kkvision.answers import ANSWER_HEIGHT
-    from kkvision.vision import contents
-    from kkvision.vision.digits import NUDGES
-
-    def reading(right):
-        a, b = _others(right)
-        return _probs(right, d9=0.5, **{f"d{a}": 0.3, f"d{b}": 0.2})
-
-    monkeypatch.setattr(contents, "tallest", lambda ink, box: height)
-    assert 0.2 < ANSWER_HEIGHT <= 0.5  # the heights above stand either side of it
-    written, seen = _read_cell_as(monkeypatch, filled, reading, lambda right: [reading(right)] * len(NUDGES),
-                                  lambda right: _leaning(right, alone_right) if alone_right else reading(right))
-    assert seen == [len(NUDGES), 1]
-    assert ((2, 3) in written.unsure) == (judged == "unsure")
-    assert (written.answers[2][3] != 0) == (judged == "wrong")
 
 
 def _leaning(digit, p_digit):
@@ -390,7 +364,7 @@ def test_a_right_answer_read_unsurely_is_read_again_from_its_ink_alone(filled, m
     likeliest reading, and only SURE there makes it right.  Never wrong from the second look."""
     other = lambda right: _others(right)[0]  # noqa: E731
     centred = (lambda right: _leaning(right, first)) if first else (lambda right: _leaning(other(right), 0.6))
-    written, seen = _read_cell_as(monkeypatch, filled, centred, None, lambda right: _leaning(right, again))
+    written, seen = _read_cell_as(monkeypatch, filled, centred, lambda right: _leaning(right, again))
     right = filled[1][2][3]
     assert seen == ([1] if first else [])  # read again: that cell alone
     assert ((2, 3) in written.unsure) == (judged == "unsure")

@@ -100,7 +100,7 @@ def test_ink_alone_keeps_only_the_cells_ink_that_is_no_labels(monkeypatch):
     sq, geom = _square(), _geometry()
     sq[30:100, 40:80] = 30  # A1's answer, under its label
     sq[150:210, 160:200] = 30  # B2's
-    alone = contents.ink_alone(sq, contents.written_ink(sq, geom, [(0, 0)]))
+    alone = contents.ink_alone(sq, geom, [(0, 0)])
     assert (alone[40:85, 40:80] == 30).all()  # A1's answer stays
     assert alone[8:26, 10:30].min() == 250 and alone[:, CELL - 1:CELL + 2].min() == 250  # its label, the lines: paper
     assert alone[150:210, 160:200].min() == 250  # and B2, not asked for

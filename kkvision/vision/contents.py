@@ -1,8 +1,7 @@
 """What is in each cell: the ink that is no label's, found and taken out before labels and borders are read.
 
     find_contents(square, geom) -> Contents     the written cells, and where their ink lies
-    written_ink(square, geom, cells) -> mask    where those cells' ink is no label's (check's second look):
-    ink_alone(square, ink) -> square            that ink alone; tallest(ink, box): its tallest piece in a cell
+    ink_alone(square, geom, cells) -> square    only those cells' ink that is no label's (check's second look)
     clean(square, geom, contents) -> square     that ink painted over from the paper and lines round it
     unlabelled(contents, layout) -> cells       the written cells no label can be in
 
@@ -93,21 +92,11 @@ def written_ink(square: np.ndarray, geom: GridGeometry, cells: list[Cell]) -> np
     return cv2.dilate(ink, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1)))
 
 
-def ink_alone(square: np.ndarray, ink: np.ndarray) -> np.ndarray:
-    """The square with only the `ink` (written_ink) left, the rest paper (PAPER): an answer with the
-    label, the lines and whatever else round it painted out."""
-    return np.where(ink > 0, square, np.asarray(np.percentile(square, PAPER), square.dtype))
-
-
-def tallest(ink: np.ndarray, box: tuple[float, float, float, float]) -> float:
-    """The height of the tallest connected piece of `ink` (written_ink) inside the cell's box, as a share
-    of the cell's: an answer is one tall stroke or two, pencil candidates are small pieces."""
-    x0, y0, x1, y1 = (int(round(v)) for v in box)
-    part = ink[max(0, y0):max(0, y1), max(0, x0):max(0, x1)]
-    if part.size == 0 or not part.any():
-        return 0.0
-    _, _, boxes, _ = cv2.connectedComponentsWithStats((part > 0).astype(np.uint8), connectivity=8)
-    return float(boxes[1:, cv2.CC_STAT_HEIGHT].max()) / max(1, y1 - y0)
+def ink_alone(square: np.ndarray, geom: GridGeometry, cells: list[Cell]) -> np.ndarray:
+    """The square with only the given cells' ink that is no label's left (written_ink), the rest paper
+    (PAPER): an answer with the label, the lines and whatever else round it painted out."""
+    paper = np.percentile(square, PAPER)
+    return np.where(written_ink(square, geom, cells) > 0, square, np.asarray(paper, square.dtype))
 
 
 def _cell_side(geom: GridGeometry) -> float:
