@@ -130,9 +130,9 @@ WRITTEN = 0.0  # share of cells with an answer written by a hand (devtools.strok
 # MNIST digit, 35..95% of the cell high: over the label's corner and up to the lines), the rest by strokes
 REAL_HANDS = 0.7
 # of those written answers, the share taken out as the runtime's content stage takes them out before labels
-# are read (vision/contents.py: the answer's ink that is no label's or line's, grown by GROW, inpainted), so
-# the network learns labels as the cleaned square shows them: broken where an answer crossed them, with an
-# inpainted smudge beside them (0: none, as the shipped label models were trained)
+# are read (vision/contents.py: the answer's ink that is no label's or line's, grown by GROW, painted over by
+# contents.fill), so the network learns labels as the cleaned square shows them: broken where an answer
+# crossed them, with a smudge beside them (0: none, as the shipped label models were trained)
 CLEANED = 0.0
 KEPT_INK = 40  # grey levels under the paper: a label's or a line's ink, which the content stage keeps
 BLURRY = 0.0  # share of crops blurred 0.13..0.22 of the label's cap height (the usual blur: at most 0.13), as a
@@ -492,14 +492,13 @@ def _cleaned(before: np.ndarray, after: np.ndarray, hand: np.ndarray, s: float, 
     vision/contents.py takes it out: its ink where it is no label's or line's (their ink in `before`:
     darker than the paper by KEPT_INK), grown by contents.GROW of the cell side `s`, painted over by
     contents.fill (the lattice's lines every `s` from the cell's top left `origin`)."""
-    from kkvision.vision.contents import GROW, LINE_BAND, PAINT_RADIUS, fill
+    from kkvision.vision.contents import LINE_BAND, PAINT_RADIUS, fill, grown
 
     kept = float(np.mean(paper)) - before.astype(np.float32).mean(2) > KEPT_INK
     ink = ((hand[: after.shape[0], : after.shape[1]] > 64) & ~kept).astype(np.uint8) * 255
-    grow = max(1, int(round(GROW * s)))
-    grown = cv2.dilate(ink, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1))) > 0
+    mask = grown(ink, s) > 0
     lines = [origin[a] % s + s * np.arange(-1, after.shape[1 - a] / s + 1) for a in (0, 1)]
-    return np.stack([fill(after[..., c], grown, lines[0], lines[1], LINE_BAND * s,
+    return np.stack([fill(after[..., c], mask, lines[0], lines[1], LINE_BAND * s,
                           max(2.0, PAINT_RADIUS * s)) for c in range(after.shape[2])],
                     axis=2)
 
@@ -829,7 +828,7 @@ def main() -> None:
     ap.add_argument("--written", type=float, default=WRITTEN,
                     help="share of cells with a big hand-written answer reaching up to the label (0: none)")
     ap.add_argument("--cleaned", type=float, default=CLEANED,
-                    help="of the --written answers, the share taken out as the content stage does (inpainted)")
+                    help="of the --written answers, the share taken out as the content stage does (contents.fill)")
     ap.add_argument("--blurry", type=float, default=BLURRY,
                     help="share of crops blurred more than a person reads easily (0: none)")
     ap.add_argument("--net", default=NETS[0], choices=NETS,

@@ -91,7 +91,7 @@ def test_the_teacher_runs_the_shipped_model_as_kkvision_does():
 
 
 def test_a_cleaned_answer_leaves_the_label_and_lines_it_crossed():
-    """--cleaned: the answer's ink is taken out as the content stage takes it out (grown, inpainted),
+    """--cleaned: the answer's ink is taken out as the content stage takes it out (grown, painted over by contents.fill),
     but where it crossed the label or a line, their ink stays (the content stage keeps it too)."""
     from devtools.train_labels import _cleaned
 

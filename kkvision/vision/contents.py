@@ -44,7 +44,7 @@ WRITTEN = 0.5
 INK = 0.5  # a pixel's probability of being no label's ink above which it is taken out
 GROW = 0.02  # of the cell side: the mask is grown by this (a network pixel is 1/48 of the cell)
 PAINT_RADIUS = 0.03  # of the cell side: how far round a taken-out pixel inpainting looks
-PAPER = 90  # percentile of the grey levels neither taken out nor near a line: the paper's
+PAPER = 90  # percentile of a square's grey levels (fill: of those neither taken out nor near a line) taken as its paper
 LINE_BAND = 0.12  # of the cell side: a taken-out pixel this near a lattice line may be on it (the heaviest cage
                   # borders are under a tenth of a cell, and the square's lines are straight to a few pixels)
 
@@ -88,7 +88,12 @@ def written_ink(square: np.ndarray, geom: GridGeometry, cells: list[Cell]) -> np
         part = cv2.warpAffine(prob.astype(np.float32), m, (i1 - i0, j1 - j0),
                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
         ink[j0:j1, i0:i1] = np.maximum(ink[j0:j1, i0:i1], (part > INK).astype(np.uint8) * 255)
-    grow = max(1, int(round(GROW * _cell_side(geom))))
+    return grown(ink, _cell_side(geom))
+
+
+def grown(ink: np.ndarray, side: float) -> np.ndarray:
+    """A mask of ink grown by GROW of the cell `side` (px) every way: the network's pixels are coarse."""
+    grow = max(1, int(round(GROW * side)))
     return cv2.dilate(ink, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1)))
 
 
