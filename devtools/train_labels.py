@@ -134,7 +134,10 @@ REAL_HANDS = 0.7
 # contents.fill), so the network learns labels as the cleaned square shows them: broken where an answer
 # crossed them, with a smudge beside them (0: none, as the shipped label models were trained)
 CLEANED = 0.0
-KEPT_INK = 40  # grey levels under the paper: a label's or a line's ink, which the content stage keeps
+KEPT_INK = 40  # grey levels under the paper: a label's or a line's ink, which the content stage keeps...
+CROSSED = 0.5  # ...but not always: the share of cleaned answers taken out where they crossed the label too, as
+               # the content network takes them (its answer layer owns a crossing's pixels: seen on hand-big
+               # pages, '12x' read '12?' and '3-' read '3/' where an answer's top ran through the operator)
 BLURRY = 0.0  # share of crops blurred 0.13..0.22 of the label's cap height (the usual blur: at most 0.13), as a
               # far photo of a small screen or page leaves small labels (0: as labels-second.onnx was trained)
 FALLBACK = {"−": "-", "–": "-", "—": "-", "×": "x", "✕": "x", "·": "x", "÷": "/"}
@@ -472,7 +475,8 @@ def scene(rng: random.Random, designs: dict[str, list[str]], text: str | None = 
         before = np.asarray(img)
         img = Image.fromarray((before * (1 - alpha) + pen * alpha).astype(np.uint8))
         if CLEANED and rng.random() < CLEANED:
-            img = Image.fromarray(_cleaned(before, np.asarray(img), hand, s, paper, (x0, y0)))
+            img = Image.fromarray(_cleaned(before, np.asarray(img), hand, s, paper, (x0, y0),
+                                           crossed=rng.random() < CROSSED))
     arr = np.asarray(img).astype(np.float32)
     arr = _degrade(arr, rng, fsize * 0.72)
     gray = cv2.cvtColor(np.clip(arr, 0, 255).astype(np.uint8), cv2.COLOR_RGB2GRAY)
@@ -487,14 +491,17 @@ def scene(rng: random.Random, designs: dict[str, list[str]], text: str | None = 
 
 
 def _cleaned(before: np.ndarray, after: np.ndarray, hand: np.ndarray, s: float, paper: tuple[int, ...],
-             origin: tuple[float, float]) -> np.ndarray:
+             origin: tuple[float, float], crossed: bool = False) -> np.ndarray:
     """`after` (RGB, a hand's answer drawn over `before`) with the answer taken out as
     vision/contents.py takes it out: its ink where it is no label's or line's (their ink in `before`:
-    darker than the paper by KEPT_INK), grown by contents.GROW of the cell side `s`, painted over by
-    contents.fill (the lattice's lines every `s` from the cell's top left `origin`)."""
+    darker than the paper by KEPT_INK; with `crossed`, all its ink, the label's where the answer
+    crossed it too), grown by contents.GROW of the cell side `s`, painted over by contents.fill
+    (the lattice's lines every `s` from the cell's top left `origin`)."""
     from kkvision.vision.contents import LINE_BAND, PAINT_RADIUS, fill, grown
 
     kept = float(np.mean(paper)) - before.astype(np.float32).mean(2) > KEPT_INK
+    if crossed:
+        kept[:] = False
     ink = ((hand[: after.shape[0], : after.shape[1]] > 64) & ~kept).astype(np.uint8) * 255
     mask = grown(ink, s) > 0
     lines = [origin[a] % s + s * np.arange(-1, after.shape[1 - a] / s + 1) for a in (0, 1)]

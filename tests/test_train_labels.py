@@ -108,3 +108,12 @@ def test_a_cleaned_answer_leaves_the_label_and_lines_it_crossed():
     assert out[60:64, 30:45].mean() > 200
     assert out[10:20, 10:19].mean() < 60 and out[15:20, 20:24].mean() < 100  # the label stays, where crossed too
     assert out[61:63, 48:52].mean() < 100  # the line runs on where the stroke crossed it
+    light = before.copy()
+    light[hand > 0] = 150  # a light pen: where it crossed the label, its pixel is the pen's
+    kept = _cleaned(before, light, hand, 100.0, 240, (50.0, 0.0))
+    crossed = _cleaned(before, light, hand, 100.0, 240, (50.0, 0.0), crossed=True)
+    assert kept[15:17, 20:24].min() >= 140  # kept: the crossing's pixels are left as they were...
+    assert crossed[15:17, 20:24].max() < 110  # crossed: painted over too (from the label round them)
+    assert crossed[70:90, 20:24].mean() > 200  # the stroke is gone either way
+    assert crossed[10:20, 10:17].mean() < 60  # the rest of the label stays
+    assert crossed[61:63, 48:52].mean() < 100  # and the line still runs on (fill paints along it)
