@@ -29,6 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _models import add_model_options, chosen, use_models  # noqa: E402  (bench/_models.py: model files swapped in)
 from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
 from calibration import margin_table, widen  # noqa: E402
 
@@ -101,13 +102,10 @@ def main() -> None:
     ap.add_argument("--only", type=int, nargs="*", help="run only these case numbers")
     ap.add_argument("--calibrate", type=float, metavar="NATS",
                     help="answer at any odds and measure them up to NATS: a table for choosing MARGIN")
-    ap.add_argument("--label-model", type=Path, metavar="PATH",
-                    help="read labels with this model file (one just trained) in place of the shipped one")
+    add_model_options(ap, "PATH",
+                      label="read labels with this model file (one just trained) in place of the shipped one")
     args = ap.parse_args()
-    if args.label_model:
-        from kkvision.vision import labels, nets
-
-        nets.use_model(labels.MODEL, args.label_model)
+    use_models(chosen(args))
     if args.calibrate:
         widen(args.calibrate)
     answers: list[tuple[float, bool]] = []

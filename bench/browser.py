@@ -25,9 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _models import add_model_options, chosen, use_models  # noqa: E402  (bench/_models.py: model files swapped in)
 from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
 
-from bench.scenes import Score, _worker_init, score_scene, table, tell  # noqa: E402
+from bench.scenes import Score, score_scene, table, tell  # noqa: E402
 from devtools.browser_scenes import STRUCTURES, render  # noqa: E402
 
 
@@ -45,11 +46,9 @@ def main() -> None:
     ap.add_argument("--split", default="both", choices=("train", "heldout", "both"))
     ap.add_argument("--fails", action="store_true", help="list each failing page and why")
     ap.add_argument("--save", type=Path, help="write failing pages' pictures (and truths) here")
-    ap.add_argument("--label-model", type=Path, metavar="PATH",
-                    help="score this label model file in place of the shipped one")
+    add_model_options(ap, "PATH", label="score this label model file in place of the shipped one")
     args = ap.parse_args()
-    if args.label_model is not None and not args.label_model.is_file():
-        ap.error(f"no model file {args.label_model}")
+    models = chosen(args, ap)
     splits = {"train": [False], "heldout": [True], "both": [False, True]}[args.split]
     t0 = time.perf_counter()
     scenes = [sc for h in splits for sc in render(range(args.seed, args.seed + args.count), heldout=h)]
@@ -57,7 +56,7 @@ def main() -> None:
     scores: list[Score] = []
     # spawned, not forked: this process ran Chromium's driver threads and OpenCV's (a photographed page),
     # and a fork of a process with threads can deadlock in a lock one of them held
-    with ProcessPoolExecutor(max_workers=max(1, args.jobs), initializer=_worker_init, initargs=(args.label_model,),
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs), initializer=use_models, initargs=(models, True),
                              mp_context=multiprocessing.get_context("spawn")) as pool:
         for s in pool.map(_score, [(sc, args.save is not None) for sc in scenes]):
             scores.append(s)

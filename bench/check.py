@@ -43,6 +43,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _models import add_model_options, chosen, use_models  # noqa: E402  (bench/_models.py: model files swapped in)
 from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
 
 from devtools import hands  # noqa: E402
@@ -103,23 +104,6 @@ def answered(page, truths: list) -> Iterator[tuple]:  # type: ignore[type-arg]
         if result is None or truth is None or result.geometry is None:
             continue
         yield result, truth, [list(r) for r in result.solution] == [list(r) for r in truth.solution]
-
-
-def _worker_init(digit_model: Path | None, label_model: Path | None, second_label_model: Path | None,
-                 contents_model: Path | None = None) -> None:
-    import cv2
-
-    from kkvision.vision import contents, digits, labels, nets
-
-    cv2.setNumThreads(1)  # the pool's workers share the cores
-    if digit_model is not None:
-        nets.use_model(digits.MODEL, digit_model)
-    if label_model is not None:
-        nets.use_model(labels.MODEL, label_model)
-    if second_label_model is not None:
-        nets.use_model(labels.SECOND_MODEL, second_label_model)
-    if contents_model is not None:
-        nets.use_model(contents.MODEL, contents_model)
 
 
 def _solved(data: bytes, name: str, truths: list) -> tuple[set[int], str]:  # type: ignore[type-arg]
@@ -223,10 +207,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--fails", action="store_true")
-    ap.add_argument("--digit-model", type=Path, help="read written cells with this model file (one just trained)")
-    ap.add_argument("--label-model", type=Path, help="read labels with this model file")
-    ap.add_argument("--second-label-model", type=Path, help="the second label model (labels.SECOND_MODEL): this file")
-    ap.add_argument("--contents-model", type=Path, help="the cell-content network (contents.MODEL): this file")
+    add_model_options(ap, digit="read written cells with this model file (one just trained)",
+                      label="read labels with this model file",
+                      second_label="the second label model (labels.SECOND_MODEL): this file",
+                      contents="the cell-content network (contents.MODEL): this file")
     ap.add_argument("--hands", action="store_true", help="also the real-hand kinds (needs ../shared/handwriting)")
     ap.add_argument("--only", choices=("fonts", "hands"), help="only the fonts' kinds, or only the real hands'")
     ap.add_argument("--split", choices=("dev", "locked"), help="the real hands of this split only (default both)")
@@ -241,8 +225,7 @@ def main() -> None:
     cases += [(base + i, locked, HAND_KINDS[i % len(HAND_KINDS)], WRONG_COUNTS[i % len(WRONG_COUNTS)],
                "locked" if locked else "dev") for locked, base in ((False, args.seed), (True, LOCKED_SEED + args.seed))
               for i in range(args.count) if kinds["hands"] and args.split in (None, "locked" if locked else "dev")]
-    models = (args.digit_model, args.label_model, args.second_label_model, args.contents_model)
-    with ProcessPoolExecutor(args.jobs, initializer=_worker_init, initargs=models) as pool:
+    with ProcessPoolExecutor(args.jobs, initializer=use_models, initargs=(chosen(args), True)) as pool:
         scores = list(pool.map(run, cases))
     print(table(scores))
     if args.fails:

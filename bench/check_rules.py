@@ -27,9 +27,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _models import add_model_options, chosen, use_models  # noqa: E402  (bench/_models.py: model files swapped in)
 from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
 
-from bench.check import WRONG_COUNTS, _worker_init, answered  # noqa: E402
+from bench.check import WRONG_COUNTS, answered  # noqa: E402
 from devtools.scenes import FILL_MODES, scene  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
 from kkvision.pipeline import Options, read_source  # noqa: E402
@@ -105,10 +106,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=100)
     ap.add_argument("--count", type=int, default=60, help="scenes per theme split")
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--digit-model", type=Path)
+    add_model_options(ap, digit=None)
     args = ap.parse_args()
     cases = [(args.seed + i, heldout) for i in range(args.count) for heldout in (False, True)]
-    with ProcessPoolExecutor(args.jobs, initializer=_worker_init, initargs=(args.digit_model, None)) as pool:
+    with ProcessPoolExecutor(args.jobs, initializer=use_models, initargs=(chosen(args), True)) as pool:
         cells = [c for found in pool.map(cells_of, cases) for c in found]
     judged = [c for c in cells if c.written is not None and not c.no_ink and not c.faint]
     wrong = [c for c in judged if c.written != c.right]

@@ -43,10 +43,11 @@ from PIL import Image, ImageDraw, ImageFont
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _models import add_model_options, chosen, use_models  # noqa: E402  (bench/_models.py: model files swapped in)
 from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
 
 from devtools import hands, strokes  # noqa: E402
-from kkvision.vision import digits, nets  # noqa: E402
+from kkvision.vision import digits  # noqa: E402
 
 HELD_OUT_HANDS = ("dkg.ttf", "dkgBd.ttf", "dkgIt.ttf", "Breip.ttf")  # never shown to the reader
 SEEN_HANDS = ("Humor-Sans.ttf", "ComicNeue-Regular.otf", "ComicNeue-Bold.otf")  # trained on
@@ -169,11 +170,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", type=int, default=300, help="cells per kind (a third per font)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--digit-model", type=Path, help="read with this model file (one just trained)")
+    add_model_options(ap, digit="read with this model file (one just trained)")
     args = ap.parse_args()
-    cv2.setNumThreads(1)
-    if args.digit_model is not None:
-        nets.use_model(digits.MODEL, args.digit_model)
+    use_models(chosen(args), one_thread=True)
     print("| hand | cells | right | unsure (not judged) | wrong (must be rare) |\n|---|---|---|---|---|")
     total: Counter[str] = Counter()
     for kind, rows in kinds(args.count, args.seed).items():

@@ -48,6 +48,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _models import add_model_options, chosen, use_models  # noqa: E402  (bench/_models.py: model files swapped in)
 from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
 from calibration import margin_table, widen  # noqa: E402
 
@@ -56,7 +57,6 @@ from kkvision.pipeline import (
     Options,  # noqa: E402
     read_image,  # noqa: E402
 )
-from kkvision.vision import labels, nets  # noqa: E402
 from kkvision.vision.stages import Trace  # noqa: E402
 from kkvision.vocab import LABEL_READERS as OCR_ENGINES  # noqa: E402
 
@@ -304,12 +304,6 @@ def table(scores: list[Score], root_of) -> str:  # type: ignore[no-untyped-def]
     return "\n".join(lines)
 
 
-def _use_models(first: Path | None, second: Path | None) -> None:
-    """Read labels with these model files in place of the shipped ones (None: the shipped one)."""
-    nets.use_model(labels.MODEL, first)
-    nets.use_model(labels.SECOND_MODEL, second)
-
-
 @saved("real")
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -322,16 +316,16 @@ def main() -> int:
     ap.add_argument("--calibrate", type=float, metavar="NATS",
                     help="answer at any odds and measure them up to NATS: a table for choosing MARGIN")
     ap.add_argument("--fail-on-wrong", action="store_true", help="exit 1 when any answer is WRONG (for CI)")
-    ap.add_argument("--label-model", type=Path, metavar="PATH",
-                    help="read labels with this ONNX file instead of the shipped models/labels.onnx")
-    ap.add_argument("--second-label-model", type=Path, metavar="PATH",
-                    help="and this one instead of the shipped second label model (models/labels-second.onnx,"
-                         " trained with real crops): the same file as --label-model scores a model that never"
-                         " saw a real crop, alone")
+    add_model_options(ap, "PATH",
+                      label="read labels with this ONNX file instead of the shipped models/labels.onnx",
+                      second_label="and this one instead of the shipped second label model"
+                                   " (models/labels-second.onnx, trained with real crops): the same file as"
+                                   " --label-model scores a model that never saw a real crop, alone")
     ap.add_argument("--change", choices=sorted(CHANGES),
                     help="read every picture changed so (another camera, screen or light): see above")
     args = ap.parse_args()
-    _use_models(args.label_model, args.second_label_model)
+    models = chosen(args)
+    use_models(models)
     for what, path in (("label model", args.label_model), ("second label model", args.second_label_model)):
         if path:
             print(f"{what}: {path}", file=sys.stderr)
@@ -344,8 +338,7 @@ def main() -> int:
         print("no pictures with a .truth.json beside them", file=sys.stderr)
         return 2
     if args.jobs > 1:
-        with ProcessPoolExecutor(args.jobs, initializer=_use_models,
-                                 initargs=(args.label_model, args.second_label_model)) as pool:
+        with ProcessPoolExecutor(args.jobs, initializer=use_models, initargs=(models,)) as pool:
             scores = list(pool.map(score, paths, [args.ocr] * len(paths), [args.calibrate] * len(paths),
                                    [args.change] * len(paths)))
     else:

@@ -41,6 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _models import add_model_options, chosen, use_models  # noqa: E402  (bench/_models.py: model files swapped in)
 from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
 
 from devtools.scenes import FAMILIES, Scene, scene  # noqa: E402
@@ -74,21 +75,6 @@ class Score:
     @property
     def ok(self) -> bool:
         return self.count_right and self.solved == self.puzzles and not self.wrong
-
-
-def _worker_init(label_model: Path | None = None, second_label_model: Path | None = None,
-                 contents_model: Path | None = None) -> None:
-    import cv2
-
-    from kkvision.vision import contents, labels, nets
-
-    cv2.setNumThreads(1)  # the pool's workers share the cores
-    if label_model is not None:
-        nets.use_model(labels.MODEL, label_model)
-    if second_label_model is not None:
-        nets.use_model(labels.SECOND_MODEL, second_label_model)
-    if contents_model is not None:
-        nets.use_model(contents.MODEL, contents_model)
 
 
 def run_one(family: str, seed: int, heldout: bool, keep: bool) -> Score:
@@ -192,26 +178,22 @@ def main() -> None:
     ap.add_argument("--split", default="both", choices=("train", "heldout", "both"))
     ap.add_argument("--fails", action="store_true", help="list each failing scene and why")
     ap.add_argument("--save", type=Path, help="write failing scenes' pictures (and truths) here")
-    ap.add_argument("--label-model", type=Path, metavar="PATH",
-                    help="score this label model file (e.g. one just trained) in place of the shipped one")
-    ap.add_argument("--second-label-model", type=Path, metavar="PATH",
-                    help="and this one in place of the shipped second label model (models/labels-second.onnx)")
-    ap.add_argument("--contents-model", type=Path, metavar="PATH",
-                    help="and this cell-content network in place of models/contents.onnx")
+    add_model_options(ap, "PATH",
+                      label="score this label model file (e.g. one just trained) in place of the shipped one",
+                      second_label="and this one in place of the shipped second label model"
+                                   " (models/labels-second.onnx)",
+                      contents="and this cell-content network in place of models/contents.onnx")
     args = ap.parse_args()
     families = [f.strip() for f in args.family.split(",") if f.strip()]
     bad = [f for f in families if f not in FAMILIES]
     if bad:
         ap.error(f"unknown family {', '.join(bad)}: choose from {', '.join(FAMILIES)}")
-    for model in (args.label_model, args.second_label_model, args.contents_model):
-        if model is not None and not model.is_file():
-            ap.error(f"no model file {model}")
+    models = chosen(args, ap)
     splits = {"train": [False], "heldout": [True], "both": [False, True]}[args.split]
     jobs = [(f, args.seed + i, h, args.save is not None) for f in families for h in splits for i in range(args.count)]
     t0 = time.perf_counter()
     scores: list[Score] = []
-    with ProcessPoolExecutor(max_workers=max(1, args.jobs), initializer=_worker_init,
-                             initargs=(args.label_model, args.second_label_model, args.contents_model)) as pool:
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs), initializer=use_models, initargs=(models, True)) as pool:
         for s in pool.map(run_one, *zip(*jobs)):
             scores.append(s)
             tell(s, args.fails, args.save)
