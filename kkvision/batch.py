@@ -9,7 +9,8 @@ Client), with records in input order.
         print(rec["input"], rec["exit_code"], rec["solution"])
 
 A record is the JSON record of README's "JSON output", plus `seconds`.
-This module also holds the one writer of output pictures (write_picture).
+This module also holds the one writer of output pictures (write_picture), and
+in_order, which runs check's and hint's inputs (cli.py) as run_batch runs solve's.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from . import commands
 from .commands import Work
@@ -29,6 +30,9 @@ from .errors import KkvisionError, OutputError, OutputExists
 from .pipeline import Options, read_source
 from .sources import PICTURES, Source
 from .vocab import output_name
+
+A = TypeVar("A")  # in_order's items
+R = TypeVar("R")  # and what its work makes of each
 
 
 @dataclass(frozen=True)
@@ -65,13 +69,20 @@ def solve_source(task: Task) -> list[dict[str, Any]]:
 def run_batch(tasks: Iterable[Task], executor: Any = None) -> Iterator[dict[str, Any]]:
     """Every task's records, in order; in `executor` (anything whose submit(fn, arg)
     returns a future with .result()) when given, else one after another here."""
+    for records in in_order(solve_source, tasks, executor):
+        yield from records
+
+
+def in_order(work: Callable[[A], R], items: Iterable[A], executor: Any = None) -> Iterator[R]:
+    """work(item) for every item, in the items' order (solve's tasks, and check's and hint's
+    inputs in cli.py): in `executor` when given, every item submitted at once so that no worker
+    waits for this process to take a result; else one after another here, each when asked for."""
     if executor is None:
-        for task in tasks:
-            yield from solve_source(task)
+        yield from map(work, items)
         return
-    futures = [executor.submit(solve_source, task) for task in tasks]
+    futures = [executor.submit(work, item) for item in items]
     for future in futures:
-        yield from future.result()
+        yield future.result()
 
 
 def write_picture(work: Work[Any], source: Source, output: Path | None = None,

@@ -14,16 +14,17 @@ import sys
 import time
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
 from . import __version__, commands, formats
 from .answers import Judged
+from .batch import Task, in_order, run_batch, writable_beside, write_picture
 from .commands import Done, Wording, Work, parse_label
 from .defaults import (
     DPI,
@@ -37,10 +38,9 @@ from .defaults import (
     TIME_LIMIT,
 )
 from .errors import ExitCode, InputError, KkvisionError, OutputError, OutputExists, UsageError
-from .hints import Hinted
-from .pipeline import Options, Outcome, Page, Result, read_source
+from .pipeline import Options, Page, read_source
 from .report import dump, grid_text
-from .sources import Source, expand, load
+from .sources import Source, expand, load, read_text
 from .vocab import LABEL_READERS, READER_ALIASES, cell_name
 
 log = logging.getLogger("kkvision")
@@ -97,8 +97,9 @@ def _parser() -> argparse.ArgumentParser:
                              " INPUT.hint.EXT, EXT the input's format: jpg, png or webp; png for PDF pages)")
         sp.add_argument("--no-image", action="store_true", help="do not write an output image")
 
-    def several(sp: argparse.ArgumentParser, verb: str, more: str = "") -> None:
-        """The options of a command that takes any number of inputs (solve, check, hint)."""
+    def several(sp: argparse.ArgumentParser, verb: str, done: str, more: str = "") -> None:
+        """The options of a command that takes any number of inputs (solve, check, hint), each input
+        `verb` ('solved'), several `done` at once ('solved')."""
         sp.add_argument("more", type=Path, nargs="*", metavar="INPUT",
                         help=f"more images, puzzle files, folders or PDFs ('-': standard input): each is {verb}"
                              " (a failed one does not stop the rest; the exit code is the first failure's)" + more)
@@ -106,19 +107,19 @@ def _parser() -> argparse.ArgumentParser:
                         help="a folder's folders too: every picture and puzzle text below it (default: its top level)")
         sp.add_argument("--output-dir", type=Path,
                         help="write the output pictures here, named after their inputs (made if missing)")
+        sp.add_argument("--jobs", type=int, default=0, help=f"inputs {done} at once (default: the number of cores)")
 
     s = command("solve", "solve puzzles and print (and draw) the solutions")
     common(s)
-    several(s, "solved")
-    s.add_argument("--jobs", type=int, default=0, help="inputs solved at once (default: the number of cores)")
+    several(s, "solved", "solved")
     s.add_argument("--report", type=Path, help="a row per input to this new file: .csv, or JSON Lines otherwise")
     c = command("check", "compare your answers with the solution, mark wrong cells")
     common(c)
-    several(c, "checked, its answers read from its cells", ANSWERS_LAST.format(
+    several(c, "checked, its answers read from its cells", "checked", ANSWERS_LAST.format(
         what="your answers", default="the answers written in each picture's cells"))
     h = command("hint", "reveal a few cells that follow from the clues, each with its reason")
     common(h)
-    several(h, "given hints", ANSWERS_LAST.format(
+    several(h, "given hints", "hinted", ANSWERS_LAST.format(
         what="your progress", default="the digits written in each picture's cells; cells written wrong are named first"))
     h.add_argument("--cells", type=int, default=HINT_CELLS,
                    help=f"how many empty cells to reveal (default {HINT_CELLS})")
@@ -310,30 +311,19 @@ def _writable_folder(option: str, folder: Path) -> None:
 def cmd_solve(args: argparse.Namespace) -> int:
     """Every input (files, folders, PDF and TIFF pages, standard input) solved;
     several in a process pool with a summary; the first failure's exit code."""
-    from .batch import Task, run_batch
-
     sources, several = _sources(args)
     opts = _options(args)
     tasks = [Task(src, replace(opts, debug_dir=None) if several else opts, not args.no_image, args.output,
                   args.output_dir, args.debug_dir if several else None, args.dpi) for src in sources]
     report = _open_report(args.report)
-    cores = os.cpu_count() or 1
-    jobs = min(args.jobs or cores, len(tasks))
-    # the workers leave Ctrl-C to this process, which stops them (a solve cut short is no time-out)
-    executor = None
-    opencv_threads = None  # this process's OpenCV threads while its workers are forked, when changed
-    if several and jobs > 1:
-        opencv_threads = _share_cores(max(1, cores // jobs))
-        executor = ProcessPoolExecutor(jobs, initializer=_worker_start)
-    elif several:
-        _run_many()
     batch = several  # several inputs: a summary at the end (one picture only when it held several puzzles)
     counts: Counter[str] = Counter()
     first_failure = 0
     done: set[str] = set()  # inputs with a record: a page's records share its input
     t0 = time.perf_counter()
     try:
-        with _progress(run_batch(tasks, executor), len(tasks), several and _bar_wanted(args)) as records:
+        with _pool(args.jobs, len(tasks), several) as executor, \
+                _progress(run_batch(tasks, executor), len(tasks), several and _bar_wanted(args)) as records:
             for rec in records:
                 first_failure = first_failure or rec["exit_code"]
                 counts["solved" if rec["ok"] else f"exit {rec['exit_code']}"] += 1
@@ -342,22 +332,40 @@ def cmd_solve(args: argparse.Namespace) -> int:
                 if report is not None:
                     report(rec)
                 done.add(rec["input"])
-    except KeyboardInterrupt:
-        if executor is not None:
-            _stop(executor)
-            executor = None
+    except KeyboardInterrupt:  # a solve cut short is no time-out
         log.warning("interrupted: %d of %d inputs done, %d puzzles solved", len(done), len(tasks), counts["solved"])
         return 130
-    finally:
-        if executor is not None:
-            executor.shutdown(cancel_futures=True)
-        if opencv_threads is not None:
-            import cv2
-
-            cv2.setNumThreads(opencv_threads)
     if batch or sum(counts.values()) > 1:
         _summary(len(tasks), counts, "solved", t0)
     return first_failure
+
+
+@contextmanager
+def _pool(jobs: int, inputs: int, several: bool) -> Iterator[ProcessPoolExecutor | None]:
+    """The process pool of a run over several inputs (solve's, check's and hint's): `jobs` workers (0: one
+    per core), no more than there are `inputs`, each started by _worker_start and its OpenCV on its share
+    of the cores (_share_cores: this process's own count given back at the end); None, the inputs run
+    here one after another, for one input or one job.  The workers leave Ctrl-C to this process: on it
+    they are stopped at once (_stop) and the KeyboardInterrupt goes on to the caller, which says so."""
+    cores = os.cpu_count() or 1
+    jobs = min(jobs or cores, inputs)
+    if not several or jobs <= 1:
+        if several:
+            _run_many()
+        yield None
+        return
+    opencv_threads = _share_cores(max(1, cores // jobs))
+    executor = ProcessPoolExecutor(jobs, initializer=_worker_start)
+    try:
+        yield executor
+    except KeyboardInterrupt:
+        _stop(executor)
+        raise
+    finally:
+        executor.shutdown(cancel_futures=True)  # nothing left to do after _stop
+        import cv2
+
+        cv2.setNumThreads(opencv_threads)
 
 
 def _sources(args: argparse.Namespace) -> tuple[list[Source], bool]:
@@ -526,12 +534,12 @@ def _source(args: argparse.Namespace) -> Source:
     return sources[0]
 
 
-def _each(args: argparse.Namespace, page: Page, outcome: Outcome, several: bool = False) -> str:
-    """Before one puzzle's output: its header when there are several inputs or puzzles;
-    '' or 'NAME: ' / 'NAME #K: ' for messages."""
-    if outcome.index is None and not several:
+def _each(args: argparse.Namespace, name: str, index: int | None, several: bool = False) -> str:
+    """Before the output of one puzzle (input `name`, `index` its number on a page of several):
+    its header when there are several inputs or puzzles; '' or 'NAME: ' / 'NAME #K: ' for messages."""
+    if index is None and not several:
         return ""
-    label = page.name + (f" #{outcome.index}" if outcome.index is not None else "")
+    label = name + (f" #{index}" if index is not None else "")
     if not args.json:
         _say(f"== {label}")
     return f"{label}: "
@@ -543,23 +551,13 @@ def _lines(page: Page, several: bool = False) -> bool:
     return several or len(page.outcomes) > 1
 
 
-def _failed(args: argparse.Namespace, page: Page, done: Done[Any], where: str, several: bool = False) -> int:
-    """A puzzle that could not be read or solved: its error on stderr (and its record with --json)."""
-    error = done.outcome.error
-    assert error is not None
-    _say(f"kkvision: error: {where}{error.message}", err=True)
+def _failed(args: argparse.Namespace, rec: dict[str, Any], where: str, lines: bool) -> int:
+    """A puzzle that could not be read or solved: its error on stderr (and its record `rec` with
+    --json, on a line of its own when `lines`, _lines).  Its exit code."""
+    _say(f"kkvision: error: {where}{rec['error']}", err=True)
     if args.json:
-        _say(dump(done.record(args.command, page.name), _lines(page, several)))
-    return int(error.exit_code)
-
-
-def _picture(args: argparse.Namespace, source: Source, work: Work[Any]) -> Path | None:
-    """The command's output picture (all puzzles' drawings in one), unless --no-image or a text."""
-    if args.no_image:
-        return None
-    from .batch import write_picture
-
-    return write_picture(work, source, args.output, args.output_dir)
+        _say(dump(rec, lines))
+    return int(rec["exit_code"])
 
 
 def _answers_apart(args: argparse.Namespace) -> None:
@@ -585,80 +583,120 @@ def _is_text_file(path: Path) -> bool:
         return True
 
 
-def _typed(args: argparse.Namespace) -> Callable[[], str] | None:
-    """The answers (or progress) file named, read when the command wants it."""
-    if args.answers is None:
-        return None
-    from .sources import read_text
-
-    return partial(read_text, args.answers)
-
-
 def cmd_check(args: argparse.Namespace) -> int:
     """The user's answers (a text file, or read from the picture's cells) against each puzzle's solution."""
-    def shown(judged: Judged) -> str:
-        wrong, unsure = judged.check.wrong, judged.unsure
-        return (grid_text(judged.check.answers, set(wrong), set(unsure)) + "\n"
-                + commands.verdict(wrong, judged.blank, unsure, judged.pencil)
-                + (" (wrong cells are marked with !)" if wrong else "")
-                + ("\nno wrong cell found among those read, but not every cell could be judged: check the cells"
-                   " marked ? yourself, or type your answers in a file: kkvision check PICTURE ANSWERS"
-                   if judged.verdict == ExitCode.ANSWERS_UNSURE else ""))
-
-    return _over_sources(args, lambda page, typed: commands.check(page, typed, WORDING),
-                         lambda judged, result: result.notes, shown,
-                         "checked picture (wrong cells circled, blanks boxed, cells not judged marked ?) written to %s")
+    return _over_sources(args)
 
 
 def cmd_hint(args: argparse.Namespace) -> int:
     """For each puzzle, a few cells that follow from the clues by the simplest reasoning, with the reason for each."""
-    def shown(hinted: Hinted) -> str:
-        lines = [f"{cell_name(h.cell)} is wrong: {h.reason}" if h.wrong else f"{cell_name(h.cell)} = {h.digit}: {h.reason}"
-                 for h in hinted.hints]
-        if not any(not h.wrong for h in hinted.hints):
-            lines.append("no empty cell follows from the clues by the simplest reasoning")
-        return "\n".join(lines)
-
-    return _over_sources(args, lambda page, typed: commands.hint(page, args.cells, typed, WORDING),
-                         lambda hinted, result: hinted.notes(result.notes), shown, "hint drawn into %s")
+    return _over_sources(args)
 
 
 ANSWERED = {"check": (0, 11, 15), "hint": (0,)}  # a puzzle's exit codes that are the command's answer
+DRAWN = {  # where check's and hint's picture went, said on stderr
+    "check": "checked picture (wrong cells circled, blanks boxed, cells not judged marked ?) written to %s",
+    "hint": "hint drawn into %s",
+}
 
 
-def _over_sources(args: argparse.Namespace, work_of: Callable[[Page, Callable[[], str] | None], Work[T]],
-                  notes: Callable[[T, Result], Iterable[str]], shown: Callable[[T], str], drawn: str) -> int:
-    """check's or hint's work (`work_of` a page, commands.py) on every input named, one after
-    another, each shown by _show_work; with several, a failed input does not stop the rest, and a
-    summary ends the run.  The exit code: the first that is not 0."""
+@dataclass(frozen=True)
+class _Asked:
+    """check or hint of one input, as a batch's worker (or this process) runs it (_answer): unlike
+    the command line's Namespace, it can be sent to a worker.  `task`: the source, its reading
+    options and where its picture goes (solve's Task; its debug_root unused); `several`: one of
+    several inputs, whose failure to be read at all is its record rather than the run's error."""
+
+    command: str  # "check" or "hint"
+    task: Task
+    several: bool
+    cells: int = HINT_CELLS  # hint's --cells
+    typed: Path | None = None  # the answers (check) or progress (hint) file: one input only
+
+
+@dataclass(frozen=True)
+class _Said:
+    """One puzzle of check or hint as this process prints it (_show_answered): its record, the notes
+    said of it on stderr, and the text shown for it without --json (None: it failed, its record's error)."""
+
+    record: dict[str, Any]
+    notes: tuple[str, ...] = ()
+    text: str | None = None
+
+
+@dataclass(frozen=True)
+class _Answered:
+    """check or hint of one input, done (_answer): each puzzle _Said and the picture written; or,
+    when nothing of the input could be read, `failed`, its one record (commands.failure)."""
+
+    said: tuple[_Said, ...] = ()
+    image: Path | None = None
+    failed: dict[str, Any] | None = None
+
+
+def _answer(asked: _Asked) -> _Answered:
+    """One input read, checked or hinted (commands.check|hint) and its picture written, in a batch's
+    worker or in this process: what this process prints of it, worked out where the work was done
+    (the picture never travels).  An input of several that cannot be read is its failure record;
+    one alone raises its error, as any command does."""
+    task = asked.task
+    typed = partial(read_text, asked.typed) if asked.typed is not None else None  # read when wanted
+    try:
+        if task.write_image and task.output is None:
+            writable_beside(task.source, task.output_dir)
+        page = read_source(task.source, task.opts, task.dpi)
+        work: Work[Any] = (commands.check(page, typed, WORDING) if asked.command == "check"
+                           else commands.hint(page, asked.cells, typed, WORDING))
+        image = write_picture(work, task.source, task.output, task.output_dir) if task.write_image else None
+    except KkvisionError as exc:
+        if not asked.several:
+            raise
+        return _Answered(failed=commands.failure(asked.command, task.source.name, exc))
+    return _Answered(tuple(map(_said, work.done, work.records(image))), image)
+
+
+def _said(done: Done[Any], rec: dict[str, Any]) -> _Said:
+    """One puzzle of check or hint, made ready to print: check's verdict under the grid, its wrong
+    cells marked; hint's cells, each with its reason."""
+    made, result = done.made, done.outcome.result
+    if made is None or result is None:
+        return _Said(rec)
+    if isinstance(made, Judged):
+        wrong, unsure = made.check.wrong, made.unsure
+        return _Said(rec, tuple(result.notes), (
+            grid_text(made.check.answers, set(wrong), set(unsure)) + "\n"
+            + commands.verdict(wrong, made.blank, unsure, made.pencil)
+            + (" (wrong cells are marked with !)" if wrong else "")
+            + ("\nno wrong cell found among those read, but not every cell could be judged: check the cells"
+               " marked ? yourself, or type your answers in a file: kkvision check PICTURE ANSWERS"
+               if made.verdict == ExitCode.ANSWERS_UNSURE else "")))
+    lines = [f"{cell_name(h.cell)} is wrong: {h.reason}" if h.wrong else f"{cell_name(h.cell)} = {h.digit}: {h.reason}"
+             for h in made.hints]
+    if not any(not h.wrong for h in made.hints):
+        lines.append("no empty cell follows from the clues by the simplest reasoning")
+    return _Said(rec, tuple(made.notes(result.notes)), "\n".join(lines))
+
+
+def _over_sources(args: argparse.Namespace) -> int:
+    """check's or hint's work on every input named (_answer), several at once in a process pool
+    (--jobs, as solve's) or one after another, each printed in the inputs' order (_show_answered);
+    with several, a failed input does not stop the rest, and a summary ends the run.  The exit
+    code: the first that is not 0."""
     sources, several = _sources(args)
     if args.answers is not None and several:
         raise UsageError(f"{args.answers}: typed answers are for one puzzle; for several pictures the answers"
                          " written in each are read")
-    if several:
-        _run_many()
+    opts = _options(args)
+    asked = [_Asked(args.command, Task(source, opts, not args.no_image, args.output, args.output_dir, dpi=args.dpi),
+                    several, getattr(args, "cells", HINT_CELLS), args.answers) for source in sources]
     counts: Counter[str] = Counter()
     code, done, t0 = 0, 0, time.perf_counter()
     try:
-        with _progress(sources, len(sources), several and _bar_wanted(args)) as each:
-            for source in each:
-                try:
-                    if not args.no_image and args.output is None:
-                        from .batch import writable_beside
-
-                        writable_beside(source, args.output_dir)
-                    work = work_of(read_source(source, _options(args), args.dpi), _typed(args))
-                    code = _show_work(args, source, work, notes, shown, drawn, several, counts) or code
-                except KkvisionError as exc:  # nothing of this input could be read
-                    if not several:
-                        raise
-                    if not args.json:
-                        _say(f"== {source.name}")
-                    _say(f"kkvision: error: {_named(f'{source.name}: ', source.name, exc.message)}", err=True)
-                    if args.json:
-                        _say(dump(commands.failure(args.command, source.name, exc), True))
-                    counts[f"exit {int(exc.exit_code)}"] += 1
-                    code = code or int(exc.exit_code)
+        with _pool(args.jobs, len(asked), several) as executor, \
+                _progress(in_order(_answer, asked, executor), len(asked), several and _bar_wanted(args)) as answers:
+            for answered in answers:
+                failure = _show_answered(args, answered, several, counts)  # shown whatever came before
+                code = code or failure
                 done += 1
     except KeyboardInterrupt:
         log.warning("interrupted: %d of %d inputs done", done, len(sources))
@@ -668,27 +706,34 @@ def _over_sources(args: argparse.Namespace, work_of: Callable[[Page, Callable[[]
     return code
 
 
-def _show_work(args: argparse.Namespace, source: Source, work: Work[T], notes: Callable[[T, Result], Iterable[str]],
-               shown: Callable[[T], str], drawn: str, several: bool, counts: Counter[str]) -> int:
-    """check's or hint's work on one input printed: the picture written; for each puzzle its header
-    (several inputs, or a page of several), its notes on stderr, and its record (--json) or what
-    `shown` makes of it, or its error, each counted in `counts`; then where the picture went
-    (`drawn`).  The exit code: the first puzzle's that is not 0."""
-    image = _picture(args, source, work)
-    page, code = work.page, 0
-    for done, rec in zip(work.done, work.records(image)):
-        where = _each(args, page, done.outcome, several)
-        made, result = done.made, done.outcome.result
+def _show_answered(args: argparse.Namespace, answered: _Answered, several: bool, counts: Counter[str]) -> int:
+    """check's or hint's work on one input printed: for each puzzle its header (several inputs, or a
+    page of several), its notes on stderr, and its record (--json) or its text, or its error, each
+    counted in `counts`; then where the picture went.  An input that could not be read: its header,
+    its error and its record.  The exit code: the first puzzle's that is not 0."""
+    if answered.failed is not None:
+        rec, name = answered.failed, answered.failed["input"]
+        if not args.json:
+            _say(f"== {name}")
+        _say(f"kkvision: error: {_named(f'{name}: ', name, rec['error'])}", err=True)
+        if args.json:
+            _say(dump(rec, True))
+        counts[f"exit {rec['exit_code']}"] += 1
+        return int(rec["exit_code"])
+    code, lines = 0, several or len(answered.said) > 1  # _lines
+    for said in answered.said:
+        rec = said.record
+        where = _each(args, rec["input"], rec["index"], several)
         counts[f"{args.command}ed" if rec["exit_code"] in ANSWERED[args.command] else f"exit {rec['exit_code']}"] += 1
-        if made is None or result is None:
-            code = code or _failed(args, page, done, where, several)
+        if said.text is None:
+            code = code or _failed(args, rec, where, lines)
             continue
-        for note in notes(made, result):
+        for note in said.notes:
             log.warning("%s%s", where, note)
-        _say(dump(rec, _lines(page, several)) if args.json else shown(made))
+        _say(dump(rec, lines) if args.json else said.text)
         code = code or rec["exit_code"]
-    if image:
-        log.warning(drawn, image)
+    if answered.image:
+        log.warning(DRAWN[args.command], answered.image)
     return code
 
 
@@ -697,11 +742,11 @@ def cmd_convert(args: argparse.Namespace) -> int:
     page = read_source(_source(args), _options(args), args.dpi)
     code = 0
     for outcome in page.outcomes:
-        where = _each(args, page, outcome)
+        where = _each(args, page.name, outcome.index)
         done = commands.convert(page, outcome, args.to)
         converted = done.made
         if converted is None:
-            code = code or _failed(args, page, done, where)
+            code = code or _failed(args, done.record("convert", page.name), where, _lines(page))
             continue
         if converted.warning:
             log.warning("%s", converted.warning)

@@ -1,8 +1,11 @@
 import io
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -228,6 +231,91 @@ def test_check_and_hint_of_several_give_a_record_a_puzzle_as_json_lines(pictures
     assert main(["hint", "--json", "--no-image", "--cells", "2", *names[:2]]) == 0
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["input"] for r in records] == names[:2] and all(len(r["hints"]) == 2 for r in records)
+
+
+@pytest.mark.parametrize("command", [["check"], ["hint", "--cells", "2"]])
+def test_check_and_hint_of_several_in_a_process_pool_print_as_one_after_another(command, pictures, monkeypatch,
+                                                                                capsys):
+    """--jobs 2 reads the inputs in two worker processes, and prints the same records (JSON Lines) and the same
+    text, in the inputs' order, with the same exit code as --jobs 1: the first failure's (a missing file, read
+    before a wrong answer)."""
+    from kkvision import cli
+
+    read, seen = cli.read_source, Path()
+
+    def noting(source, opts, dpi):
+        """The fixture's reading, noting first (in `seen`) the process that reads each picture."""
+        (seen / f"{os.getpid()}-{Path(source.name).name}").touch()
+        return read(source, opts, dpi)
+
+    names = [str(pictures / "a.png"), str(pictures / "nothing.png"), str(pictures / "b.png"),
+             str(pictures / "sub" / "c.png")]
+    runs = {}
+    for jobs, json_or_text in (("1", "--json"), ("2", "--json"), ("1", "-q"), ("2", "-q")):
+        seen = pictures / f"pids-{jobs}{json_or_text}"
+        seen.mkdir()
+        monkeypatch.setattr(cli, "read_source", noting)  # the forked workers get it too
+        code = main([*command, json_or_text, "--no-image", "--jobs", jobs, *names])
+        runs[jobs, json_or_text] = code, capsys.readouterr().out
+        pids = {int(p.name.split("-")[0]) for p in seen.iterdir()}
+        assert (pids == {os.getpid()}) == (jobs == "1")  # --jobs 2: read in workers, not here
+    assert runs["2", "--json"] == runs["1", "--json"] and runs["2", "-q"] == runs["1", "-q"]
+    code, out = runs["1", "--json"]
+    assert code == ExitCode.INPUT
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [(r["input"], r["exit_code"]) for r in records] == [
+        (names[0], 0), (names[1], ExitCode.INPUT), (names[2], ExitCode.ANSWERS_WRONG if command == ["check"] else 0),
+        (names[3], 0)]
+    assert [line for line in runs["1", "-q"][1].splitlines() if line.startswith("== ")] == [f"== {n}" for n in names]
+
+
+def test_check_in_a_process_pool_writes_each_picture_beside_its_input_never_over_a_file(samples, tmp_path, capsys):
+    """Pictures really read, in two workers: each checked picture written where --jobs 1 writes it (a user's
+    file of that name kept: the next free name), named in its record; the records otherwise the same."""
+    names = [str(tmp_path / name) for name in ("hidden-ops-4x4.png", "nyt-2009-02-13.png")]
+    for name in names:
+        shutil.copy(samples / Path(name).name, name)
+    (tmp_path / "nyt-2009-02-13.checked.png").write_bytes(b"the user's own")
+    runs = []
+    for jobs, where in (("1", ["--output-dir", str(tmp_path / "one")]), ("2", [])):
+        code = main(["check", "--json", "--jobs", jobs, *where, *names])
+        runs.append((code, [json.loads(line) for line in capsys.readouterr().out.splitlines()]))
+    (code_one, one), (code_two, two) = runs
+    assert [Path(r["image"]) for r in two] == [tmp_path / "hidden-ops-4x4.checked.png",
+                                              tmp_path / "nyt-2009-02-13.checked-2.png"]
+    assert [Path(r["image"]) for r in one] == [tmp_path / "one" / "hidden-ops-4x4.checked.png",
+                                              tmp_path / "one" / "nyt-2009-02-13.checked.png"]
+    assert all(Path(r["image"]).read_bytes().startswith(b"\x89PNG") for r in one + two)
+    assert (tmp_path / "nyt-2009-02-13.checked.png").read_bytes() == b"the user's own"
+    assert code_two == code_one and [dict(r, image=None) for r in two] == [dict(r, image=None) for r in one]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_in_a_check_of_several_stops_its_workers_and_says_what_was_done(jobs, pictures, monkeypatch, capsys):
+    """Ctrl-C (here: while the second input is printed) ends the run with 130 and solve's line, its workers
+    stopped at once (--jobs 2), no summary."""
+    from kkvision import cli
+
+    show, stop, stopped = cli._show_answered, cli._stop, []
+
+    def interrupted(args, answered, several, counts):
+        if counts:  # one input done
+            raise KeyboardInterrupt
+        return show(args, answered, several, counts)
+
+    monkeypatch.setattr(cli, "_show_answered", interrupted)
+    monkeypatch.setattr(cli, "_stop", lambda executor: stopped.append(executor) or stop(executor))
+    names = [str(pictures / name) for name in ("a.png", "b.png", "sub/c.png")]
+    assert main(["check", "--no-image", "--jobs", jobs, *names]) == 130
+    out, err = capsys.readouterr()
+    assert out.count("== ") == 1 and "interrupted: 1 of 3 inputs done" in err and "3 inputs, " not in err
+    assert len(stopped) == (jobs == "2")
+
+
+@pytest.mark.parametrize("command", ["solve", "check", "hint"])
+def test_a_negative_jobs_is_a_usage_error(command, samples, capsys):
+    assert main([command, "--jobs", "-1", str(samples / NYT), str(samples / "kk0.j.txt")]) == ExitCode.USAGE
+    assert "--jobs must be 0 (the number of cores) or more" in capsys.readouterr().err
 
 
 def test_the_second_of_two_names_is_the_answers_when_it_is_a_text(pictures, samples, tmp_path, capsys):
