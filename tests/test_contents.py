@@ -94,6 +94,33 @@ def test_an_answer_over_a_line_is_painted_out_with_the_line_running_on_and_no_da
     assert (out[~mask] == sq[~mask]).all()  # nothing else changes
 
 
+def test_the_mask_is_grown_downhill_into_a_blurred_strokes_rim_and_stops_at_a_label_past_the_valley():
+    """A photo's blurred answer: its grey rim past the network's pixels joins the mask (inpainting drew it
+    back in as a ghost of the answer, read as a label's digits); a label beside it, darker again past the
+    paper between them, and the paper round it do not."""
+    import cv2
+
+    sq = np.full((120, 120), 250, np.uint8)
+    sq[20:100, 56:64] = 20  # the answer's stroke
+    sq[10:30, 30:40] = 20  # a label's stroke 16 px to its left
+    sq = cv2.GaussianBlur(sq, (0, 0), 3.0)
+    core = np.zeros(sq.shape, np.uint8)
+    core[24:96, 57:63] = 255  # the network's pixels: the stroke's dark middle
+    grown = contents.haloed(core, sq, 120.0) > 0
+    assert grown[60, 52:68].all() and sq[60, 52] < 240  # the rim either side of the stroke, grey, is taken
+    assert not grown[20, 30:40].any()  # the label past the valley is not
+    assert not grown[60, :40].any() and not grown[60, 80:].any()  # nor the paper
+    assert (grown[core > 0]).all()  # and the mask given stays
+    assert not contents.haloed(np.zeros_like(core), sq, 120.0).any()  # nothing grows from nothing
+    sharp = np.full((120, 120), 250, np.uint8)
+    sharp[20:100, 56:64] = 20  # a sharp picture: the stroke ends in the mask...
+    sharp[40:60, 64:80] = 20  # ... but for a label it touched, with a soft edge (grey, downhill from the stroke)
+    sharp[39, 64:80] = sharp[60, 64:80] = sharp[40:60, 80] = 150
+    mask = np.zeros(sharp.shape, np.uint8)
+    mask[18:102, 54:66] = 255
+    assert (contents.haloed(mask, sharp, 120.0) == mask).all()  # left as it is: the label's edge not eaten
+
+
 def test_ink_alone_keeps_only_the_cells_ink_that_is_no_labels(monkeypatch):
     """check's second look at a cell: its answer alone, the label, the lines and other cells paper."""
     _fake_reader(monkeypatch, set(), (12, 12, 36, 36))  # the network: the middle half of a cell is an answer

@@ -18,7 +18,8 @@ picture is read as its blank puzzle would be:
      nets.py) gives, for each pixel of the whole cell seen at SIDE x SIDE, the
      probability that its ink is no label's (answer, notes, placeholder);
   3. pixels above INK, grown by GROW of a cell side (the network's pixels
-     are coarse), are painted over (fill): within LINE_BAND of a lattice
+     are coarse) and, in a blurred photo, on into the strokes' grey rim
+     (haloed), are painted over (fill): within LINE_BAND of a lattice
      line along that line, so a cell line an answer crossed runs on under
      it, and elsewhere by inpainting from round them (cv2.inpaint) with
      the lines left out, so their ink is not smeared into the cell (it
@@ -43,6 +44,13 @@ MODEL = "contents.onnx"
 WRITTEN = 0.5
 INK = 0.5  # a pixel's probability of being no label's ink above which it is taken out
 GROW = 0.02  # of the cell side: the mask is grown by this (a network pixel is 1/48 of the cell)
+HALO = 0.06  # of the cell side: the mask is grown at most this far into its strokes' blur (haloed)
+BLURRED = 0.5  # ... only where the strokes are blurred past the mask: this share of the pixels just round it is
+               # still a rim (measured: 0.66..0.88 in phone photos, 0.09..0.32 in sharp pictures, where the
+               # growth ate into labels the answers touched)
+HALO_FLOOR = 0.08  # of the square's contrast (paper to its darkest ink): darker than the paper by this is a rim
+HALO_DROP = 0.02  # ... and lighter by this than its neighbour in the mask: downhill, so the mask does not walk
+                  # along the flat ink of a line or a label it touches, nor along the even grey beside a line
 PAINT_RADIUS = 0.03  # of the cell side: how far round a taken-out pixel inpainting looks
 PAPER = 90  # percentile of a square's grey levels (fill: of those neither taken out nor near a line) taken as its paper
 LINE_BAND = 0.12  # of the cell side: a taken-out pixel this near a lattice line may be on it (the heaviest cage
@@ -88,13 +96,44 @@ def written_ink(square: np.ndarray, geom: GridGeometry, cells: list[Cell]) -> np
         part = cv2.warpAffine(prob.astype(np.float32), m, (i1 - i0, j1 - j0),
                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
         ink[j0:j1, i0:i1] = np.maximum(ink[j0:j1, i0:i1], (part > INK).astype(np.uint8) * 255)
-    return grown(ink, _cell_side(geom))
+    return haloed(grown(ink, _cell_side(geom)), square, _cell_side(geom))
 
 
 def grown(ink: np.ndarray, side: float) -> np.ndarray:
     """A mask of ink grown by GROW of the cell `side` (px) every way: the network's pixels are coarse."""
     grow = max(1, int(round(GROW * side)))
     return cv2.dilate(ink, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1)))
+
+
+def haloed(ink: np.ndarray, gray: np.ndarray, side: float) -> np.ndarray:
+    """The mask `ink` grown downhill into its strokes' blur: a pixel next to it joins while it is darker
+    than the paper by HALO_FLOOR of the square's contrast and lighter by HALO_DROP than the mask's pixel
+    it touches, at most HALO of the cell `side` (px) out; only in a blurred picture (BLURRED).  A photo's
+    blurred answer leaves a grey rim past the network's pixels, which inpainting drew back in as a ghost
+    of the answer (read as a label's digits); a label or line beside it is darker again past the valley
+    between them: kept.  In a sharp picture the mask's rim is paper but where an answer touched a label
+    (the label's own soft edge, which growing would eat): left as it is."""
+    mask = ink > 0
+    if not mask.any():
+        return ink
+    g = gray.astype(np.float32)
+    paper = float(np.percentile(g, PAPER))
+    dark = (paper - g) / max(1.0, paper - float(np.percentile(g, 1)))
+    kernel = np.ones((3, 3), np.uint8)
+    rim = cv2.dilate(mask.astype(np.uint8), kernel).astype(bool) & ~mask
+    if not rim.any() or (dark[rim] > HALO_FLOOR).mean() < BLURRED:
+        return ink
+    level = np.where(mask, dark, 0).astype(np.float32)
+    front = mask & ~cv2.erode(mask.astype(np.uint8), kernel).astype(bool)
+    for _ in range(max(1, int(round(HALO * side)))):
+        reach = cv2.dilate(np.where(front, level, 0).astype(np.float32), kernel)
+        join = (reach > 0) & ~mask & (dark > HALO_FLOOR) & (dark < reach - HALO_DROP)
+        if not join.any():
+            break
+        level = np.where(join, dark, level)
+        mask |= join
+        front = join
+    return mask.astype(np.uint8) * 255
 
 
 def ink_alone(square: np.ndarray, geom: GridGeometry, cells: list[Cell]) -> np.ndarray:
