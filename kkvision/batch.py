@@ -9,8 +9,9 @@ Client), with records in input order.
         print(rec["input"], rec["exit_code"], rec["solution"])
 
 A record is the JSON record of README's "JSON output", plus `seconds`.
-This module also holds the one writer of output pictures (write_picture), and
-in_order, which runs check's and hint's inputs (cli.py) as run_batch runs solve's.
+This module also holds the one writer of output pictures (write_picture), the
+one place that says where an input's debug pictures go (reading, debug_folder),
+and in_order, which runs check's and hint's inputs (cli.py) as run_batch runs solve's.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -29,7 +31,7 @@ from .defaults import DPI
 from .errors import KkvisionError, OutputError, OutputExists
 from .pipeline import Options, read_source
 from .sources import PICTURES, Source
-from .vocab import output_name
+from .vocab import DEBUG_PICTURES, DEBUG_PUZZLE, output_name
 
 A = TypeVar("A")  # in_order's items
 R = TypeVar("R")  # and what its work makes of each
@@ -42,7 +44,7 @@ class Task:
     write_image: bool = True
     output: Path | None = None  # -o: this exact file (one input only)
     output_dir: Path | None = None  # --output-dir: outputs there, named after their inputs
-    debug_root: Path | None = None  # --debug-dir with several inputs: a subfolder per input
+    debug_root: Path | None = None  # --debug-dir with several inputs: a new subfolder per input (debug_folder)
     dpi: int = DPI
 
 
@@ -52,18 +54,71 @@ def solve_source(task: Task) -> list[dict[str, Any]]:
     answers drawn into one output picture."""
     t0 = time.perf_counter()
     name = task.source.name
-    opts = task.opts
-    if task.debug_root is not None:
-        opts = replace(opts, debug_dir=task.debug_root / re.sub(r"[^\w.-]+", "_", name).strip("_"))
     try:
         if task.write_image and task.output is None:
             writable_beside(task.source, task.output_dir)
-        work = commands.solve(read_source(task.source, opts, task.dpi))
+        with reading(task) as opts:
+            work = commands.solve(read_source(task.source, opts, task.dpi))
         image = write_picture(work, task.source, task.output, task.output_dir) if task.write_image else None
     except KkvisionError as exc:
         return [dict(commands.failure("solve", name, exc), seconds=round(time.perf_counter() - t0, 3))]
     seconds = round(time.perf_counter() - t0, 3)
     return [dict(rec, seconds=seconds) for rec in work.records(image)]
+
+
+@contextmanager
+def reading(task: Task) -> Iterator[Options]:
+    """The options to read a task's source with (solve's here, check's and hint's in cli._answer):
+    its own, the folder of its debug pictures chosen by debug_folder when --debug-dir is given
+    (task.debug_root with several inputs, opts.debug_dir for one alone).  A folder made for them
+    that the reading left empty (a puzzle text, an input that could not be read) is taken away."""
+    opts = task.opts
+    root = task.debug_root if task.debug_root is not None else opts.debug_dir
+    if root is None:
+        yield opts
+        return
+    folder = debug_folder(root, task.source.name, alone=task.debug_root is None)
+    try:
+        yield replace(opts, debug_dir=folder)
+    finally:
+        if folder != root:
+            with suppress(OSError):  # not empty: the pictures are in it
+                folder.rmdir()
+
+
+def debug_folder(root: Path, name: str, alone: bool = False) -> Path:
+    """Where the debug pictures of input `name` go (--debug-dir `root`), never over a file: an input
+    `alone` straight into `root`, unless it holds debug pictures already (holds_debug: an earlier
+    run's, or files of the user's of those names); else, as each of several inputs, into a new
+    folder root/NAME (NAME: the input's name made a file name; NAME-2, NAME-3 ... when that is
+    there), made here, so that no other input of the run, in any worker, takes it too."""
+    if alone and not holds_debug(root):
+        return root
+    stem = re.sub(r"[^\w.-]+", "_", name).strip("_")
+    if stem in ("", ".", ".."):
+        stem = "input"
+    for k in range(1, 10_001):
+        folder = root / (stem if k == 1 else f"{stem}-{k}")
+        try:
+            folder.mkdir(parents=True)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise OutputError(f"--debug-dir: cannot make the folder {folder}: {exc.strerror or exc}") from None
+        return folder
+    raise OutputExists(f"--debug-dir {root}: too many {stem}-N folders already")
+
+
+def holds_debug(folder: Path) -> bool:
+    """Whether `folder` holds debug pictures (DEBUG_PICTURES, or a page's puzzle-K folders), which the
+    next ones would go over; one that cannot be listed is taken to."""
+    try:
+        names = os.listdir(folder)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return any(name in DEBUG_PICTURES or DEBUG_PUZZLE.match(name) for name in names)
 
 
 def run_batch(tasks: Iterable[Task], executor: Any = None) -> Iterator[dict[str, Any]]:

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from . import __version__, commands, formats
 from .answers import Judged
-from .batch import Task, in_order, run_batch, writable_beside, write_picture
+from .batch import Task, in_order, reading, run_batch, writable_beside, write_picture
 from .commands import Done, Wording, Work, parse_label
 from .defaults import (
     DPI,
@@ -312,9 +312,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     """Every input (files, folders, PDF and TIFF pages, standard input) solved;
     several in a process pool with a summary; the first failure's exit code."""
     sources, several = _sources(args)
-    opts = _options(args)
-    tasks = [Task(src, replace(opts, debug_dir=None) if several else opts, not args.no_image, args.output,
-                  args.output_dir, args.debug_dir if several else None, args.dpi) for src in sources]
+    tasks = _tasks(args, sources, several)
     report = _open_report(args.report)
     batch = several  # several inputs: a summary at the end (one picture only when it held several puzzles)
     counts: Counter[str] = Counter()
@@ -338,6 +336,18 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if batch or sum(counts.values()) > 1:
         _summary(len(tasks), counts, "solved", t0)
     return first_failure
+
+
+def _tasks(args: argparse.Namespace, sources: list[Source], several: bool) -> list[Task]:
+    """Each source's Task (solve's, check's and hint's): its reading options, where its picture goes,
+    and where its debug pictures go (batch.reading): with several inputs, --debug-dir is the root of
+    a folder per input (Task.debug_root); one alone writes into it."""
+    opts = _options(args)
+    debug_root = args.debug_dir if several else None
+    if several:
+        opts = replace(opts, debug_dir=None)
+    return [Task(source, opts, not args.no_image, args.output, args.output_dir, debug_root, args.dpi)
+            for source in sources]
 
 
 @contextmanager
@@ -604,7 +614,7 @@ DRAWN = {  # where check's and hint's picture went, said on stderr
 class _Asked:
     """check or hint of one input, as a batch's worker (or this process) runs it (_answer): unlike
     the command line's Namespace, it can be sent to a worker.  `task`: the source, its reading
-    options and where its picture goes (solve's Task; its debug_root unused); `several`: one of
+    options and where its picture and debug pictures go (solve's Task, _tasks); `several`: one of
     several inputs, whose failure to be read at all is its record rather than the run's error."""
 
     command: str  # "check" or "hint"
@@ -644,7 +654,8 @@ def _answer(asked: _Asked) -> _Answered:
     try:
         if task.write_image and task.output is None:
             writable_beside(task.source, task.output_dir)
-        page = read_source(task.source, task.opts, task.dpi)
+        with reading(task) as opts:
+            page = read_source(task.source, opts, task.dpi)
         work: Work[Any] = (commands.check(page, typed, WORDING) if asked.command == "check"
                            else commands.hint(page, asked.cells, typed, WORDING))
         image = write_picture(work, task.source, task.output, task.output_dir) if task.write_image else None
@@ -686,9 +697,8 @@ def _over_sources(args: argparse.Namespace) -> int:
     if args.answers is not None and several:
         raise UsageError(f"{args.answers}: typed answers are for one puzzle; for several pictures the answers"
                          " written in each are read")
-    opts = _options(args)
-    asked = [_Asked(args.command, Task(source, opts, not args.no_image, args.output, args.output_dir, dpi=args.dpi),
-                    several, getattr(args, "cells", HINT_CELLS), args.answers) for source in sources]
+    asked = [_Asked(args.command, task, several, getattr(args, "cells", HINT_CELLS), args.answers)
+             for task in _tasks(args, sources, several)]
     counts: Counter[str] = Counter()
     code, done, t0 = 0, 0, time.perf_counter()
     try:
@@ -739,7 +749,9 @@ def _show_answered(args: argparse.Namespace, answered: _Answered, several: bool,
 
 def cmd_convert(args: argparse.Namespace) -> int:
     """Each puzzle in another text format; a refused picture's puzzle as its labels were read."""
-    page = read_source(_source(args), _options(args), args.dpi)
+    source = _source(args)
+    with reading(Task(source, _options(args), dpi=args.dpi)) as opts:  # its debug pictures as solve's of one
+        page = read_source(source, opts, args.dpi)
     code = 0
     for outcome in page.outcomes:
         where = _each(args, page.name, outcome.index)

@@ -2,12 +2,12 @@
 
 `expand` turns the names on a command line into sources: a file is one; a
 folder gives the pictures and puzzle texts in it (sorted, not its subfolders,
-never kkvision's own outputs: *.solved.png ...); a PDF gives each page,
-rasterised at `dpi` (pypdfium2); a multi-page TIFF each page; `-` what is on
-standard input.  The library and the web server make sources of bytes
-(`of_bytes`) and of decoded arrays (`of_array`).  Sources are small and
-picklable, and load their bytes or pixels only when asked, in the worker that
-reads them.
+never kkvision's own outputs: *.solved.png ..., --debug-dir's 01_grid.png ...);
+a PDF gives each page, rasterised at `dpi` (pypdfium2); a multi-page TIFF each
+page; `-` what is on standard input.  The library and the web server make
+sources of bytes (`of_bytes`) and of decoded arrays (`of_array`).  Sources are
+small and picklable, and load their bytes or pixels only when asked, in the
+worker that reads them.
 
 `load` is the only place that says whether a source is a puzzle text or a
 picture, and decodes pictures (within the pixel limit).
@@ -25,7 +25,7 @@ import numpy as np
 
 from .defaults import DPI
 from .errors import InputError, InputImageError
-from .vocab import OUTPUT_NAME
+from .vocab import DEBUG_PICTURES, OUTPUT_NAME
 
 PICTURES = {".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".webp"}
 TEXTS = {".txt", ".json", ".keen"}
@@ -57,10 +57,10 @@ class Loaded:
 def expand(named: list[Path], dpi: int = DPI, recursive: bool = False) -> list[Source]:
     """Every puzzle source the user named, in order: a folder's pictures and puzzle texts (with
     `recursive`, those of its folders below too, in path order).  kkvision's own output pictures
-    (NAME.solved.png and the like) are skipped in folders and among several files named (`solve *.png`
-    run twice), said once; one named alone is read."""
+    (NAME.solved.png and the like, and the debug pictures: is_own) are skipped in folders and among
+    several files named (`solve *.png` run twice), said once; one named alone is read."""
     out: list[Source] = []
-    own = [p for p in named if len(named) > 1 and p.is_file() and OUTPUT_NAME.search(p.name)]
+    own = [p for p in named if len(named) > 1 and p.is_file() and is_own(p.name)]
     if own:
         logging.getLogger("kkvision").warning("skipped %d of kkvision's own output pictures (%s%s)", len(own),
                                               own[0].name, ", ..." if len(own) > 1 else "")
@@ -71,7 +71,7 @@ def expand(named: list[Path], dpi: int = DPI, recursive: bool = False) -> list[S
             out.append(Source("-", None, kind="stdin", data=_stdin()))
         elif path.is_dir():
             found = sorted(p for p in (path.rglob("*") if recursive else path.iterdir())
-                           if p.is_file() and p.suffix.lower() in PICTURES | TEXTS and not OUTPUT_NAME.search(p.name))
+                           if p.is_file() and p.suffix.lower() in PICTURES | TEXTS and not is_own(p.name))
             # an empty folder is a source that fails alone (one record), not a batch stopped before it starts
             out += [Source(str(p), p) for p in found] or [Source(str(path), path, kind="empty")]
         elif path.suffix.lower() == ".pdf":
@@ -83,6 +83,12 @@ def expand(named: list[Path], dpi: int = DPI, recursive: bool = False) -> list[S
         else:
             out.append(Source(str(path), path))
     return out
+
+
+def is_own(name: str) -> bool:
+    """Whether a file name is one kkvision writes: an answer picture (NAME.solved.png, NAME.hint-2.jpg
+    ...) or a debug picture (01_grid.png ..., written where --debug-dir says, maybe a folder of inputs)."""
+    return bool(OUTPUT_NAME.search(name)) or name in DEBUG_PICTURES
 
 
 def of_bytes(data: bytes, name: str = "<bytes>") -> Source:

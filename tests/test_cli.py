@@ -177,8 +177,9 @@ NYT_SOLUTION = ((2, 1, 4, 3), (1, 3, 2, 4), (4, 2, 3, 1), (3, 4, 1, 2))
 def pictures(samples, tmp_path, monkeypatch):
     """A folder of three 'pictures' (a.png, b.png, sub/c.png) and kkvision's own a.checked.png, each
     read as the NYT sample with its answers written in: a.png and c.png right, b.png with one wrong
-    cell.  The reading is faked (read_source and the written digits): what is tested is the command
-    line over several inputs, not the reading."""
+    cell; with --debug-dir, its debug picture 01_grid.png holds the input's name.  The reading is faked
+    (read_source and the written digits): what is tested is the command line over several inputs, not
+    the reading."""
     import numpy as np
 
     from kkvision import cli, commands
@@ -193,6 +194,9 @@ def pictures(samples, tmp_path, monkeypatch):
 
     def read(source, opts, dpi):
         read_file(source.path)  # a missing file fails as it does
+        if opts.debug_dir is not None:  # a debug picture, written as vision/debug.py writes it: over any file
+            opts.debug_dir.mkdir(parents=True, exist_ok=True)
+            (opts.debug_dir / "01_grid.png").write_text(source.name)
         picture = np.full((40, 40, 3), 255 if source.name.endswith("b.png") else 250, np.uint8)
         return Page(source.name, (Outcome(solve_text(text, opts or Options())),), picture)
 
@@ -310,6 +314,51 @@ def test_ctrl_c_in_a_check_of_several_stops_its_workers_and_says_what_was_done(j
     out, err = capsys.readouterr()
     assert out.count("== ") == 1 and "interrupted: 1 of 3 inputs done" in err and "3 inputs, " not in err
     assert len(stopped) == (jobs == "2")
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_check_and_hint_of_several_give_each_input_its_debug_folder_as_solve_does_never_over_a_file(
+        jobs, pictures, monkeypatch):
+    """--debug-dir with several inputs: each input's debug pictures in a folder of its own, named as solve
+    names it, in worker processes too (--jobs 2); a second run's in new folders (NAME-2), every picture
+    of the first run kept as it was."""
+    from kkvision import batch, cli
+
+    monkeypatch.setattr(batch, "read_source", cli.read_source)  # solve reads as the fixture does
+    names = [str(pictures / name) for name in ("a.png", "b.png", "sub/c.png")]
+    folders = {}
+    for command in ("solve", "check", "hint"):
+        dbg = pictures / f"dbg-{command}"
+        assert main([command, "--no-image", "-q", "--jobs", jobs, "--debug-dir", str(dbg), *names]) in (0, ExitCode.ANSWERS_WRONG)
+        folders[command] = {p.name: (p / "01_grid.png").read_text() for p in dbg.iterdir()}
+    assert folders["check"] == folders["hint"] == folders["solve"]
+    assert sorted(folders["check"].values()) == names  # one folder an input, holding that input's pictures
+    dbg = pictures / "dbg-hint"
+    first = {p: p.read_bytes() for p in dbg.rglob("*") if p.is_file()}
+    assert main(["hint", "--no-image", "-q", "--jobs", jobs, "--debug-dir", str(dbg), *names]) == 0
+    assert {p: p.read_bytes() for p in first} == first
+    again = {p.name: (p / "01_grid.png").read_text() for p in dbg.iterdir() if p.name not in folders["hint"]}
+    assert again == {f"{name}-2": input for name, input in folders["hint"].items()}
+
+
+def test_one_input_writes_its_debug_pictures_into_the_debug_folder_never_over_a_file(pictures, capsys):
+    """One input alone: its debug pictures straight into --debug-dir (as before), unless that holds
+    debug pictures already (an earlier run's, or the user's files of those names): then into a folder
+    of its own, as one of several inputs.  Debug pictures in a folder of inputs are never read as inputs."""
+    a, b = str(pictures / "a.png"), str(pictures / "b.png")
+    assert main(["check", "--no-image", "-q", "--debug-dir", str(pictures), a]) == 0
+    assert (pictures / "01_grid.png").read_text() == a
+    assert main(["hint", "--no-image", "-q", "--debug-dir", str(pictures), b]) == 0
+    assert (pictures / "01_grid.png").read_text() == a  # the earlier run's picture kept
+    assert [(p.parent.name, p.read_text()) for p in pictures.glob("*/01_grid.png")] == [
+        (b.replace("/", "_").strip("_"), b)]
+    capsys.readouterr()
+    assert main(["check", "--no-image", "-r", str(pictures)]) == ExitCode.ANSWERS_WRONG
+    out, err = capsys.readouterr()
+    assert [line for line in out.splitlines() if line.startswith("== ")] == [
+        f"== {pictures / 'a.png'}", f"== {pictures / 'b.png'}", f"== {pictures / 'sub' / 'c.png'}"]
+    assert main(["check", "--no-image", a, str(pictures / "01_grid.png")]) == 0  # among several named: skipped
+    assert "skipped 1 of kkvision's own output pictures (01_grid.png)" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("command", ["solve", "check", "hint"])

@@ -1,8 +1,9 @@
 """The command line fuzzed (issue 18): random commands, option values and paths (names
 that are not UTF-8, files where folders are expected and the reverse, read-only
 folders, devices, missing places) always end with a documented exit code, without
-a traceback or an internal error, and leave every file the user had as it was.
-bench/fuzz.py does the same for hostile file contents, thousands at a time."""
+a traceback or an internal error, and leave every file there was as it was (the user's,
+and what earlier runs wrote), adding none but kkvision's own outputs.  bench/fuzz.py
+does the same for hostile file contents, thousands at a time."""
 
 import hashlib
 import os
@@ -10,11 +11,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from kkvision.cli import BROKEN_PIPE, main
 from kkvision.errors import ExitCode
+from kkvision.sources import is_own
 
 DOCUMENTED = {int(code) for code in ExitCode} - {int(ExitCode.SOFTWARE)} | {130, BROKEN_PIPE}
 NAMES = [b"p.png", b"kk0.j.txt", b"\xffodd.png", b"dir", b"empty", b"missing.png", b"ro", b"ro/p.png", b"notes.txt",
@@ -42,16 +44,23 @@ def place(tmp_path, samples):
     (root / "ro").chmod(0o755)
 
 
-def owned(root: Path) -> dict[bytes, str]:
-    """Every file the user had (not kkvision's outputs), by name, with a hash of its bytes."""
+def files(root: Path) -> dict[bytes, tuple[str, int]]:
+    """Every file below root, by name, with a hash of its bytes and when it was written (a file written
+    over with the same bytes is written over all the same)."""
     out = {}
-    for folder, _, files in os.walk(os.fsencode(root)):
-        for name in files:
+    for folder, _, names in os.walk(os.fsencode(root)):
+        for name in names:
             path = os.path.join(folder, name)
-            if not any(kind in name for kind in (b".solved", b".checked", b".hint")) and b"/new" not in path \
-                    and b"/out" not in path:
-                out[path] = hashlib.sha256(open(path, "rb").read()).hexdigest()
+            out[path] = hashlib.sha256(open(path, "rb").read()).hexdigest(), os.stat(path).st_mtime_ns
     return out
+
+
+def new_but_documented(path: bytes, argv: list[str], root: Path) -> bool:
+    """A file a run may add: kkvision's own picture (NAME.solved.png ...; --debug-dir's 01_grid.png ...,
+    wherever that names), or the file -o or --report names."""
+    named = [os.path.join(os.fsencode(root), os.fsencode(value)) for option, value in zip(argv, argv[1:])
+             if option in ("-o", "--report")]
+    return is_own(os.fsdecode(os.path.basename(path))) or path in named
 
 
 def path_arg(root: Path, name: bytes) -> str:
@@ -74,8 +83,10 @@ def command_lines(draw, root: Path) -> list[str]:
         "--dpi": number, "--max-pixels": number,
         "--format": st.sampled_from(["keen", "json", "letters", "nope"]),
     }
+    if command != "convert":
+        options["--jobs"] = st.sampled_from(["1", "2", "0", "-3", "x"])
     if command == "solve":
-        options |= {"--output-dir": name, "--jobs": st.sampled_from(["1", "2", "0", "-3", "x"]), "--report": name}
+        options |= {"--output-dir": name, "--report": name}
     if command == "hint":
         options["--cells"] = number
     if command == "convert":  # its --to is required: given, mostly a format it has
@@ -104,18 +115,26 @@ def run(argv: list[str], capfd, stdin: bytes) -> tuple[int, str]:
 
 def test_random_command_lines_end_with_a_documented_exit_code_and_leave_the_users_files(place, capfd, monkeypatch):
     monkeypatch.chdir(place)  # '-' given where a folder goes is made here, not in the checkout
-    before = owned(place)
     stdin = (place / "p.png").read_bytes()
 
     @settings(max_examples=80, deadline=None, derandomize=True, database=None,
               suppress_health_check=list(HealthCheck))
     @given(command_lines(place))
+    # a folder of inputs that is the debug folder too: its debug pictures are never read as inputs, and
+    # a later run's never go over them (one input alone, then several, then one alone again)
+    @example(["check", str(place / "dir" / "p.png"), "--debug-dir", str(place / "dir")])
+    @example(["hint", str(place / "dir"), "--debug-dir", str(place / "dir"), "--jobs", "2"])
+    @example(["solve", str(place / "dir" / "p.png"), "--debug-dir", str(place / "dir")])
     def one(argv):
+        before = files(place)
         code, err = run(argv, capfd, stdin)
+        after = files(place)
         assert code in DOCUMENTED, (argv, code, err)
         assert "Traceback" not in err and "internal error" not in err, (argv, err)
         if code not in (0, int(ExitCode.ANSWERS_WRONG)):
             assert "error:" in err, (argv, code, err)  # said why, on stderr
-        assert owned(place) == before, f"{argv} changed the user's files"
+        assert {path: after.get(path) for path in before} == before, f"{argv} changed, removed or wrote over a file"
+        added = [path for path in after if path not in before and not new_but_documented(path, argv, place)]
+        assert not added, f"{argv} wrote {added}, none of kkvision's documented outputs"
 
     one()

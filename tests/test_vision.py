@@ -15,6 +15,7 @@ from kkvision.errors import ExitCode
 from kkvision.pipeline import Options, read_image
 from kkvision.vision import ocr
 from kkvision.vision.stages import ClueReading
+from kkvision.vocab import DEBUG_PICTURES
 from kkvision.vocab import label_parts as parse
 
 needs_tesseract = pytest.mark.needs_tesseract
@@ -144,6 +145,13 @@ def test_debug_dir_has_each_stage(samples, tmp_path, no_tesseract):
     assert main(["solve", "--ocr", "model", "--no-image", "--debug-dir", str(dbg),
                  str(samples / "nyt-2009-02-13.png")]) == 0
     assert sorted(p.name for p in dbg.iterdir()) == ["01_grid.png", "02_warped.png", "03_contents.png", "04_cages.png", "05_clues.png"]
+    assert {p.name for p in dbg.iterdir()} <= set(DEBUG_PICTURES)  # named where kkvision knows its own
+    first = {p: p.read_bytes() for p in dbg.iterdir()}
+    assert main(["solve", "--ocr", "model", "--no-image", "--debug-dir", str(dbg),  # again: never over them
+                 str(samples / "nyt-2009-02-13.png")]) == 0
+    assert {p: p.read_bytes() for p in first} == first
+    again = [p for p in dbg.iterdir() if p not in first]
+    assert len(again) == 1 and sorted(p.name for p in again[0].iterdir()) == sorted(p.name for p in first)
 
 
 def test_check_marks_wrong_cells_in_a_picture(samples, tmp_path, no_tesseract):
