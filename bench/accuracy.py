@@ -30,16 +30,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _models import add_model_options, chosen, use_models  # noqa: E402  (bench/_models.py: model files swapped in)
+from _read import read_largest  # noqa: E402  (bench/_read.py: a picture read as `kkvision solve` reads it)
 from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
 from calibration import margin_table, widen  # noqa: E402
 
 from devtools.generate import random_puzzle  # noqa: E402
 from devtools.synth import HELDOUT_FONTS, STYLES, TRAIN_FONTS, available, render  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
-from kkvision.pipeline import (
-    Options,  # noqa: E402
-    read_image,  # noqa: E402
-)
+from kkvision.pipeline import Options  # noqa: E402
 from kkvision.vision.stages import Trace  # noqa: E402
 from kkvision.vocab import LABEL_READERS as OCR_ENGINES  # noqa: E402
 
@@ -59,9 +57,9 @@ def run_one(data: bytes, puzzle, grid, engine: str) -> tuple[dict, str]:
     marks = {"size": False, "cages": False, "clues": 0, "clue_total": 0, "solved": False, "wrong": False}
     why = ""
     trace = Trace()
-    reading = None
+    result = None
     try:
-        _, reading = read_image(Path("bench.png"), data, Options(ocr=engine, time_limit=20.0), trace)
+        result = read_largest(Path("bench.png"), data, Options(ocr=engine, time_limit=20.0), trace)
     except KkvisionError as exc:
         why += f" {type(exc).__name__}"
     marks["tesseract"] = trace.processes
@@ -81,9 +79,9 @@ def run_one(data: bytes, puzzle, grid, engine: str) -> tuple[dict, str]:
                 marks["clues"] += 1
             else:
                 why += f" {t.where}:{t.label}->{cl.text or '_'}"
-    if reading is not None:
-        marks["odds"] = reading.odds
-        marks["solved"] = reading.grid == grid
+    if result is not None:
+        marks["odds"] = result.odds
+        marks["solved"] = result.solution == grid
         marks["wrong"] = not marks["solved"]
         if marks["wrong"]:
             why += " WRONG solution"

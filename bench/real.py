@@ -3,7 +3,7 @@
     .venv/bin/python bench/real.py ../shared/real-dev [DIR ...] [--fails] [--jobs 1]
 
 Every picture X in the folders (recursively) that has `X.truth.json` beside
-it is read by the whole pipeline (kkvision.pipeline.read_image, as `kkvision solve`
+it is read by the whole pipeline (kkvision.pipeline.read_source, as `kkvision solve`
 does) and scored on what its truth knows (`known`: size, cages, clues,
 solution; format in ../shared/real-dev/README.md):
   size    the grid found has the true size
@@ -49,14 +49,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _models import add_model_options, chosen, use_models  # noqa: E402  (bench/_models.py: model files swapped in)
+from _read import read_largest  # noqa: E402  (bench/_read.py: a picture read as `kkvision solve` reads it)
 from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
 from calibration import margin_table, widen  # noqa: E402
 
 from kkvision.errors import KkvisionError  # noqa: E402
-from kkvision.pipeline import (
-    Options,  # noqa: E402
-    read_image,  # noqa: E402
-)
+from kkvision.pipeline import Options  # noqa: E402
 from kkvision.vision.stages import Trace  # noqa: E402
 from kkvision.vocab import LABEL_READERS as OCR_ENGINES  # noqa: E402
 
@@ -231,11 +229,11 @@ def score(path: Path, ocr: str, calibrate: float | None = None, change: str | No
     trace = Trace()
     t0 = time.perf_counter()
     try:
-        _, reading = read_image(path, changed(path, change), Options(ocr=ocr), trace)
+        result = read_largest(path, changed(path, change), Options(ocr=ocr), trace)
     except KkvisionError as exc:
         s.exit_code = int(exc.exit_code)
         s.why.append(f"exit {s.exit_code}: {exc.message[:120]}")
-        reading = None
+        result = None
     s.seconds = time.perf_counter() - t0
     geom, layout, clues = trace.geometry, trace.layout, trace.clues
     if "size" in known:
@@ -257,22 +255,22 @@ def score(path: Path, ocr: str, calibrate: float | None = None, change: str | No
             elif cl is not None:
                 r, c = cage["cells"][0]
                 s.why.append(f"{chr(65 + c)}{r + 1}:{cage['target']}{cage['op']}->{cl.text or '_'}")
-    if reading is not None:  # exit 0: an answer would be printed
-        s.odds = reading.odds
+    if result is not None:  # exit 0: an answer would be printed
+        s.odds = result.odds
         bad = []
         if "solution" in known:
-            s.solved = [list(row) for row in reading.grid] == truth["solution"]
+            s.solved = [list(row) for row in result.solution] == truth["solution"]
             if not s.solved:
                 bad.append("wrong solution")
         if s.size is False:
             bad.append("wrong size")
-        if true_cells is not None and _partition(c.cells for c in reading.puzzle.cages) != true_cells:
+        if true_cells is not None and _partition(c.cells for c in result.puzzle.cages) != true_cells:
             bad.append("wrong cages")
         s.wrong = bool(bad)
         if bad:
             s.why.append("WRONG: " + ", ".join(bad))
-        if reading.notes:
-            s.why.append("notes: " + " | ".join(reading.notes)[:300])
+        if result.notes:
+            s.why.append("notes: " + " | ".join(result.notes)[:300])
     elif "solution" in known:
         s.solved = False
     return s

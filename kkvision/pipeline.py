@@ -15,16 +15,15 @@ with each Outcome.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import numpy as np
 
 from . import formats
 from .defaults import DPI, MAX_PIXELS
-from .errors import Ambiguous, InputImageError, KkvisionError
+from .errors import Ambiguous, KkvisionError
 from .puzzle import Grid, Puzzle
 from .solver import solve
-from .sources import Loaded, Source, load, of_bytes
+from .sources import Loaded, Source, load
 from .vision.stages import AsRead, GridGeometry, LabelDecision, Reading, Trace, VisionOptions
 
 
@@ -106,14 +105,18 @@ class Page:
     picture: np.ndarray | None = field(default=None, repr=False)
 
 
-def read_source(source: Source, opts: Options, dpi: int = DPI) -> Page:
+def read_source(source: Source, opts: Options, dpi: int = DPI,
+                traces: dict[int, Trace] | None = None) -> Page:
     """The source loaded and every puzzle in it read and solved (or refused).
     Raises a KkvisionError only when nothing of it could be read (no such
-    file, not a picture, no grid at all, a --puzzle it does not hold)."""
-    return read_loaded(load(source, opts.max_pixels, dpi), opts)
+    file, not a picture, no grid at all, a --puzzle it does not hold).
+    `traces`, when given, gets each picture puzzle's stages as read, by its
+    number (from 1), a refused one's too: a record for the benchmarks'
+    per-stage scores, which changes nothing read."""
+    return read_loaded(load(source, opts.max_pixels, dpi), opts, traces)
 
 
-def read_loaded(loaded: Loaded, opts: Options) -> Page:
+def read_loaded(loaded: Loaded, opts: Options, traces: dict[int, Trace] | None = None) -> Page:
     """The same for a source already loaded."""
     if loaded.picture is None:
         assert loaded.text is not None
@@ -123,24 +126,12 @@ def read_loaded(loaded: Loaded, opts: Options) -> Page:
             return Page(loaded.name, (Outcome(error=exc),))
     from .vision.read import read_page
 
-    count, read = read_page(loaded.picture, loaded.name, opts, opts.puzzle)
+    count, read = read_page(loaded.picture, loaded.name, opts, opts.puzzle, traces)
     outcomes = tuple(
         Outcome(_result(r), index=k if count > 1 else None, geometry=r.geometry) if isinstance(r, Reading)
         else Outcome(error=r.error, index=k if count > 1 else None, seen=r.seen, geometry=r.geometry)
         for k, r in read)
     return Page(loaded.name, outcomes, loaded.picture)
-
-
-def read_image(path: Path, data: bytes, opts: Options, trace: Trace | None = None) -> tuple[np.ndarray, Reading]:
-    """A picture file's bytes loaded through the front door and read as `kkvision solve`
-    reads them, its largest grid kept (what the benchmarks and tests score), that grid's
-    stages' results in `trace`, also when a later stage failed."""
-    from .vision.read import read_picture
-
-    loaded = load(of_bytes(data, str(path)), opts.max_pixels)
-    if loaded.picture is None:
-        raise InputImageError(f"{path}: not a picture")
-    return loaded.picture, read_picture(loaded.picture, str(path), opts, trace)
 
 
 def solve_text(text: str, opts: Options) -> Result:

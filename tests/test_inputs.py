@@ -118,12 +118,16 @@ def _read(data: bytes, suffix: str = ".png") -> None:
     import time
 
     from kkvision.errors import KkvisionError
-    from kkvision.pipeline import Options, read_image
+    from kkvision.pipeline import Options, read_source
+    from kkvision.sources import of_bytes
 
     t0 = time.monotonic()
     try:
-        read_image(Path("fuzz" + suffix), data, Options(time_limit=5.0))
-    except KkvisionError as exc:  # the base class with its exit code 1 is kkvision's own "internal error"
+        page = read_source(of_bytes(data, "fuzz" + suffix), Options(time_limit=5.0))
+        errors = [outcome.error for outcome in page.outcomes if outcome.error is not None]
+    except KkvisionError as exc:
+        errors = [exc]
+    for exc in errors:  # the base class with its exit code 1 is kkvision's own "internal error"
         assert exc.exit_code != ExitCode.SOFTWARE, exc.message
     assert time.monotonic() - t0 < HANG_GUARD
 

@@ -10,15 +10,18 @@ import pytest
 
 from devtools.generate import random_puzzle
 from devtools.synth import TRAIN_FONTS, available, render
-from kkvision.pipeline import Options, read_image
+from kkvision.pipeline import Options
 from kkvision.render import Drawing, draw
+from kkvision.vision.read import read_page
+from kkvision.vision.stages import Reading
 
 
 def _solved(n: int, seed: int):
     puzzle, grid = random_puzzle(n, seed=seed)
     image, _ = render(puzzle, "clean", random.Random(seed), available(TRAIN_FONTS))
-    data = cv2.imencode(".png", cv2.cvtColor(np.asarray(image), cv2.COLOR_RGB2BGR))[1].tobytes()
-    picture, reading = read_image(Path("x.png"), data, Options(ocr="model"))
+    picture = cv2.cvtColor(np.asarray(image), cv2.COLOR_RGB2BGR)
+    _, [(_, reading)] = read_page(picture, "x.png", Options(ocr="model"))  # as `kkvision solve` reads it
+    assert isinstance(reading, Reading)
     return picture, reading
 
 

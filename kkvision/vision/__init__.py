@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["decode", "read_grid", "read_page", "read_picture"]
+__all__ = ["decode", "read_grid", "read_page"]
 
 
 def __getattr__(name: str) -> Any:

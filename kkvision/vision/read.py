@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import logging
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import fields, replace
+from dataclasses import replace
 
-import cv2
 import numpy as np
 
 from ..errors import (
@@ -95,26 +94,6 @@ TURN_CLUED = 0.5  # a way round that no label model reads as a puzzle is read by
                  # read as clues for this many more of its cages than upright (a side's labels read as nothing)
 
 
-def read_picture(image: np.ndarray, name: str, opts: VisionOptions, trace: Trace | None = None) -> Reading:
-    """What `kkvision solve` reads of the largest puzzle grid in a decoded BGR (or grey) picture: its grids
-    found and read as read_page finds and reads them (every way of looking: a dim picture's grid shows
-    only with its contrast stretched), the largest in the picture kept, its stages in `trace`.  Raises
-    what that grid was refused with (what the benchmarks score)."""
-    traces: dict[int, Trace] = {}
-    _, read = read_page(image, name, opts, traces=traces)
-    k, got = max(read, key=lambda kr: _area(kr[1].geometry))
-    if trace is not None and k in traces:
-        for f in fields(Trace):
-            setattr(trace, f.name, getattr(traces[k], f.name))
-    if isinstance(got, Refusal):
-        raise got.error
-    return got
-
-
-def _area(geom: GridGeometry | None) -> float:
-    return 0.0 if geom is None else float(cv2.contourArea(np.asarray(geom.corners, np.float32)))
-
-
 def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | None = None,
               traces: dict[int, Trace] | None = None) -> tuple[int, list[tuple[int, Reading | Refusal]]]:
     """How many puzzle grids the picture holds, and what was read from each
@@ -125,7 +104,8 @@ def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | Non
     as a 3x3 of its boxes, found before a dim or light-on-dark KenKen): a later
     look that solves a grid is taken, else the first refusals of a grid that looks
     like a KenKen (labels where its cages start), else the first refusals.  `traces`, when given, gets
-    each puzzle's stages as read (by its number)."""
+    each puzzle's stages as read (by its number), a refused one's too: a record (the benchmarks'
+    per-stage scores, through pipeline.read_source) that changes nothing read."""
     first = 0  # how many grids the first search that found any found
     held: tuple[int, list[tuple[int, Reading | Refusal]]] | None = None
     held_bare, held_traces = True, {}
