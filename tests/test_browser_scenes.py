@@ -5,7 +5,8 @@ import pytest
 
 pytest.importorskip("playwright.sync_api")
 from devtools.browser_scenes import STRUCTURES, chromium, render  # noqa: E402
-from kkvision.vision.grid import find_grid  # noqa: E402
+from kkvision.vision.read import read_page  # noqa: E402
+from kkvision.vision.stages import VisionOptions  # noqa: E402
 
 pytestmark = pytest.mark.skipif(chromium() is None, reason="no chromium (scripts/setup.sh installs it)")
 
@@ -16,7 +17,10 @@ def test_each_page_holds_its_kenken_where_its_truth_says_and_is_the_same_for_its
     assert {sc.theme for sc in scenes} <= set(STRUCTURES) and all(sc.family == "browser" for sc in scenes)
     for sc in scenes:
         (truth,) = sc.puzzles
-        geom, _ = find_grid(sc.image)
+        # the grid the command reads (read_page): where the first look finds a grid that is no KenKen,
+        # the KenKen a later look finds
+        _, [(_, read)] = read_page(sc.image, sc.name, VisionOptions())
+        geom = read.geometry
         assert geom.size == truth.puzzle.size
         x0, y0, x1, y1 = truth.box
         side = x1 - x0

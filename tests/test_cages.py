@@ -10,7 +10,7 @@ import pytest
 from devtools.generate import random_puzzle
 from devtools.synth import TRAIN_FONTS, available, random_look, render, render_flat
 from kkvision.vision.cages import _split, _splits, darkness, find_cages
-from kkvision.vision.grid import find_grid
+from kkvision.vision.grid import find_grids
 from kkvision.vision.stats import percentile
 
 FONTS = available(TRAIN_FONTS)
@@ -24,7 +24,7 @@ def bgr(pil_image) -> np.ndarray:
 def test_grid_and_cages_found_in_clean_renders(n):
     puzzle, _ = random_puzzle(n, seed=100 + n, unique=False)
     image, _ = render(puzzle, "clean", random.Random(n), FONTS)
-    geom, square = find_grid(bgr(image))
+    [(geom, square)] = find_grids(bgr(image))
     assert geom.size == n
     assert len(geom.xs) == n + 1 and all(b > a for a, b in zip(geom.xs, geom.xs[1:]))
     layout, _ = find_cages(square, geom)
@@ -35,7 +35,7 @@ def test_grid_and_cages_found_in_clean_renders(n):
 def test_grid_and_cages_found_in_degraded_renders(style):
     puzzle, _ = random_puzzle(6, seed=7, unique=False)
     image, _ = render(puzzle, style, random.Random(3), FONTS)
-    geom, square = find_grid(bgr(image))
+    [(geom, square)] = find_grids(bgr(image))
     layout, _ = find_cages(square, geom)
     assert geom.size == 6 and layout.cages == tuple(c.cells for c in puzzle.cages)
 
@@ -45,7 +45,7 @@ def test_thin_black_borders_against_faint_dotted_cell_lines():
     puzzle, _ = random_puzzle(6, seed=12, unique=False)
     look = dataclasses.replace(random_look(random.Random(2), FONTS, 6), cell=110, thin=1, thick=3,
                                thin_grey=200, dotted=True, ink=(0, 0, 0), paper=(255, 255, 255))
-    geom, square = find_grid(bgr(render_flat(puzzle, look)))
+    [(geom, square)] = find_grids(bgr(render_flat(puzzle, look)))
     layout, _ = find_cages(square, geom)
     assert geom.size == 6 and layout.cages == tuple(c.cells for c in puzzle.cages)
 
@@ -75,7 +75,7 @@ def test_cages_of_a_blog_picture_without_cell_lines_photographed_dim(real_dev):
     truth = json.loads(path.with_name(path.name + ".truth.json").read_text())
     image = cv2.imread(str(path)).astype(np.float32) * 0.5 + 25
     dim = np.clip(image + np.random.default_rng(0).normal(0, 6, image.shape), 0, 255).astype(np.uint8)
-    geom, square = find_grid(dim)
+    [(geom, square)] = find_grids(dim)
     layout, _ = find_cages(square, geom)
     assert {frozenset(map(tuple, c)) for c in layout.cages} == {frozenset(map(tuple, c["cells"]))
                                                                  for c in truth["cages"]}
@@ -125,7 +125,7 @@ def test_cages_outlined_inside_their_cells_are_found(border, colours, n):
                        label_font="DejaVuSans-Bold.ttf")
     img = Image.new("RGB", (840, 840), (250, 250, 250))
     draw_board(img, 60, 60, puzzle, style, random.Random(n))
-    geom, square = find_grid(bgr(img))
+    [(geom, square)] = find_grids(bgr(img))
     layout, _ = find_cages(square, geom)
     assert geom.size == n and layout.cages == tuple(c.cells for c in puzzle.cages)
 
@@ -171,7 +171,7 @@ def test_thin_borders_against_faint_cell_lines_photographed_off_a_screen_with_mo
     yy, xx = np.mgrid[0:image.shape[0], 0:image.shape[1]].astype(np.float32)
     bands = 1.0 - 0.1 * (0.5 + 0.5 * np.sin(2 * np.pi * (yy + 0.2 * xx) / 9.0))
     photo = np.clip(cv2.GaussianBlur(image, (0, 0), 1.0) * bands[..., None], 0, 255).astype(np.uint8)
-    geom, square = find_grid(photo)
+    [(geom, square)] = find_grids(photo)
     layout, _ = find_cages(square, geom)
     assert geom.size == 6 and layout.cages == tuple(c.cells for c in puzzle.cages)
 

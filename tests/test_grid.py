@@ -13,7 +13,7 @@ from devtools.generate import random_puzzle
 from devtools.synth import TRAIN_FONTS, available, random_look, render_flat
 from kkvision.render import Drawing, draw
 from kkvision.vision.cages import find_cages
-from kkvision.vision.grid import SIDE, GridGeometry, find_grid, find_grids
+from kkvision.vision.grid import SIDE, GridGeometry, find_grids
 from kkvision.vision.grid.lattice import ink
 from kkvision.vision.grid.rectify import face_on
 from kkvision.vision.stages import MESH
@@ -143,7 +143,7 @@ def test_photo_sample_at_every_resolution(samples, factor):
     expected = json.loads((samples / "photo-6x6.expected.json").read_text())
     image = cv2.resize(image, None, fx=factor, fy=factor,
                        interpolation=cv2.INTER_AREA if factor < 1 else cv2.INTER_LINEAR)
-    geom, square = find_grid(image)
+    [(geom, square)] = find_grids(image)
     layout, _ = find_cages(square, geom)
     assert geom.size == 6
     assert cells_of(layout) == {frozenset(map(tuple, c["cells"])) for c in expected["puzzle"]["cages"]}
@@ -153,7 +153,7 @@ def test_grid_with_cage_borders_only():
     """No cell lines at all: the size comes from where the cage borders lie."""
     for n, seed in ((4, 3), (6, 8), (9, 2)):
         img, puzzle, _, _ = flat(n, seed, thin_grey=255, paper=(255, 255, 255), ink=(0, 0, 0))
-        geom, square = find_grid(bgr(img))
+        [(geom, square)] = find_grids(bgr(img))
         assert geom.size == n
         layout, _ = find_cages(square, geom)
         assert layout.cages == tuple(c.cells for c in puzzle.cages)
@@ -174,7 +174,7 @@ def test_a_grid_of_dashed_lines_in_a_solid_frame_is_found(n):
                        label_font="DejaVuSans-Bold.ttf")
     img = Image.new("RGB", (600, 600), (255, 240, 246))
     draw_board(img, 60, 60, puzzle, style, random.Random(n))
-    geom, _ = find_grid(bgr(img))
+    [(geom, _)] = find_grids(bgr(img))
     assert geom.size == n
 
 
@@ -334,7 +334,7 @@ def test_curved_page():
     img, puzzle, grid, look = flat(6, 11, thin_grey=110)
     page = cv2.copyMakeBorder(bgr(img), 120, 120, 120, 120, cv2.BORDER_CONSTANT, value=(250, 250, 245))
     bent, mx, my = _bend(page, 0.05)
-    geom, square = find_grid(bent)
+    [(geom, square)] = find_grids(bent)
     assert geom.size == 6
     layout, _ = find_cages(square, geom)
     assert layout.cages == tuple(c.cells for c in puzzle.cages)
@@ -367,7 +367,7 @@ def test_grid_beside_a_dark_pattern_and_a_neighbouring_grid():
     canvas[y0:y0 + h, x0:x0 + w] = grid_px
     part = other_px[: canvas.shape[0] - 20, : canvas.shape[1] - (x0 + w + 30)]
     canvas[20:20 + part.shape[0], x0 + w + 30:] = part
-    geom, square = find_grid(canvas)
+    [(geom, square)] = find_grids(canvas)
     assert geom.size == 5
     layout, _ = find_cages(square, geom)
     assert layout.cages == tuple(c.cells for c in puzzle.cages)
@@ -383,7 +383,7 @@ def test_real_pictures(name):
     path = REAL / name
     assert path.exists(), f"{name} is missing from {REAL}"  # the folder itself is there (needs_shared)
     truth = json.loads(path.with_name(path.name + ".truth.json").read_text())
-    geom, square = find_grid(cv2.imread(str(path)))
+    [(geom, square)] = find_grids(cv2.imread(str(path)))
     assert geom.size == truth["size"]
     layout, _ = find_cages(square, geom)
     assert cells_of(layout) == {frozenset(map(tuple, c["cells"])) for c in truth["cages"]}

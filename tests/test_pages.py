@@ -11,7 +11,7 @@ from PIL import Image, ImageDraw, ImageFilter, ImageFont
 from devtools import synth
 from devtools.generate import random_puzzle
 from kkvision.vision.cages import find_cages
-from kkvision.vision.grid import find_grid, find_grids, reading_order
+from kkvision.vision.grid import find_grids, reading_order
 
 FONTS = synth.available(synth.TRAIN_FONTS)
 WORDS = synth.WORDS
@@ -105,13 +105,17 @@ def test_page_of_text_only_finds_none():
     assert find_grids(blank) == []
 
 
-def test_find_grid_is_the_one_of_find_grids(samples):
+def test_the_one_grid_of_find_grids_is_the_grid_read_page_reads(samples):
+    """The stage tests take a picture's grid from find_grids: for one puzzle, it is the grid the
+    command reads (vision.read.read_page, whose first look is find_grids')."""
+    from kkvision.vision.read import read_page
+    from kkvision.vision.stages import VisionOptions
+
     image = cv2.imread(str(samples / "photo-6x6.jpg"))
-    geom, _ = find_grid(image)
-    found = find_grids(image)
-    assert len(found) == 1
-    assert found[0][0].size == geom.size
-    assert np.abs(np.asarray(found[0][0].corners) - np.asarray(geom.corners)).max() < 1.0
+    [(geom, _)] = find_grids(image)
+    _, [(_, read)] = read_page(image, "photo-6x6.jpg", VisionOptions())
+    assert read.geometry.size == geom.size == 6
+    assert np.array_equal(np.asarray(read.geometry.corners), np.asarray(geom.corners))
 
 
 @pytest.mark.parametrize("boxes, order", [
@@ -132,12 +136,11 @@ def test_neighbour_cut_by_the_edge_is_no_second_puzzle(cut):
 
 
 def test_a_grid_cut_by_the_edge_alone_is_still_found():
-    # a single puzzle whose frame side is cropped off: find_grids answers as find_grid does
+    # a single puzzle whose frame side is cropped off: no whole grid, so the largest found is taken
     image, puzzles = page((1000, 1000), [(6, 800, 100, 100)], seed=8, text=0)
     image = image[:, :860]
     found = find_grids(image)
-    geom, _ = find_grid(image)
-    assert [g.size for g, _ in found] == [geom.size] == [puzzles[0].size]
+    assert [g.size for g, _ in found] == [puzzles[0].size]
 
 
 def test_scanned_page_of_four_tilted_puzzles():

@@ -5,7 +5,8 @@ tests/recorded/<stem>/ holds what the grid stage gave for samples/<stem>.*
 and lines; see tests/recorded/README.md).  So a grid regression fails the grid
 test only, and the cage and label stages are tested on a fixed square:
 
-  grid     find_grid on the picture gives the recorded size, corners and line crossings;
+  grid     find_grids on the picture (its first look, read_page's) gives one grid, of the recorded
+           size, corners and line crossings;
   cages    find_cages + agree_with_labels on the recorded square give the expected cages;
   labels   the labels read in the EXPECTED cages are the expected ones (first reading);
   reading  resolve over those readings gives the expected puzzle and solution.
@@ -28,7 +29,7 @@ from kkvision.puzzle import Puzzle
 from kkvision.vision.agree import agree_with_labels
 from kkvision.vision.cages import CageLayout, find_cages, rows
 from kkvision.vision.clues import ClueReading, clue_for, read_cells, read_clues
-from kkvision.vision.grid import SIDE, GridGeometry, find_grid
+from kkvision.vision.grid import SIDE, GridGeometry, find_grids
 from kkvision.vision.picture import decode
 from kkvision.vision.readers import reader
 from kkvision.vision.reading import resolve
@@ -117,7 +118,7 @@ def test_recording_is_of_the_sample_as_it_is(stem):
 @pytest.mark.parametrize("stem", STEMS)
 def test_grid_stage_finds_the_recorded_grid(stem):
     rec = recorded(stem)
-    geom, square = find_grid(decode(rec.picture, rec.picture.read_bytes()))
+    [(geom, square)] = find_grids(decode(rec.picture, rec.picture.read_bytes()))
     assert geom.size == rec.record["size"]
     assert square.shape == rec.square.shape and square.dtype == rec.square.dtype
     want = np.asarray(rec.record["corners"])

@@ -1,8 +1,9 @@
 """Record the grid stage's result on every sample picture, for the per-stage tests.
 
 For each picture in samples/ with an .expected.json beside it, the grid stage
-runs (kkvision.vision.picture.decode, then kkvision.vision.grid.find_grid) and,
-once its size is the expected puzzle's, writes
+runs (kkvision.vision.picture.decode, then kkvision.vision.grid.find_grids: the first
+look vision.read.read_page reads) and, once it found one grid, of the expected
+puzzle's size, writes
 
   tests/recorded/<stem>/square.png     the straightened grey square the later
                                        stages read (lossless PNG, optimised)
@@ -35,7 +36,7 @@ if str(ROOT) not in sys.path:
 import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from kkvision.vision.grid import GridGeometry, find_grid  # noqa: E402
+from kkvision.vision.grid import GridGeometry, find_grids  # noqa: E402
 from kkvision.vision.picture import decode  # noqa: E402
 
 SAMPLES = ROOT / "samples"
@@ -100,14 +101,19 @@ def png(square: np.ndarray) -> bytes:
 
 def run_grid_stage(stem: str, picture: Path, expected: Path, debug_dir: Path | None
                    ) -> tuple[GridGeometry, np.ndarray]:
-    """The grid stage on one sample; SystemExit unless it found the expected size."""
+    """The grid stage on one sample; SystemExit unless it found one grid, of the expected size."""
     size = json.loads(expected.read_text())["puzzle"]["size"]
     image = decode(picture, picture.read_bytes())
-    geom, square = find_grid(image)
+    found = find_grids(image)
+    if len(found) != 1:
+        raise SystemExit(f"{picture.name}: the grid stage found {len(found)} grids, not one;"
+                         " nothing recorded")
+    geom, square = found[0]
     if debug_dir is not None:
         from kkvision.vision.debug import write_stages
+        from kkvision.vision.stages import Trace
 
-        write_stages(debug_dir / stem, image, geom, square, None, None)
+        write_stages(debug_dir / stem, image, Trace(geometry=geom, square=square))
     if geom.size != size:
         raise SystemExit(f"{picture.name}: the grid stage found a {geom.size}x{geom.size} grid, but"
                          f" {expected.name} says {size}x{size}; nothing recorded")

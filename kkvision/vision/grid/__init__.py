@@ -199,8 +199,10 @@ def light_on_dark(gray: np.ndarray, quad: np.ndarray) -> bool:
 
 
 def find_grid(image: np.ndarray) -> tuple[GridGeometry, np.ndarray]:
-    """The grid's geometry and the straightened grey square (the largest grid;
-    looked for in the picture's negative too when none is found: a dark theme)."""
+    """The largest grid's geometry and straightened grey square (looked for in the picture's negative
+    too when none is found: a dark theme).  Not how kkvision reads a picture (vision.read.read_page
+    reads the grids of each of `searches` in turn, find_grids the first of them): kept only for
+    devtools/train_labels.real_crops, whose real label crops are cut from it, until it moves to those."""
     gray = to_gray(image)
     for look in (gray, 255 - gray):
         small, scale = _shrunk(look)
@@ -239,14 +241,16 @@ def reading_order(boxes: list[tuple[float, float, float, float]]) -> list[int]:
 
 
 def find_grids(image: np.ndarray) -> list[tuple[GridGeometry, np.ndarray]]:
-    """Every puzzle grid in the picture (a page of several), each as find_grid
-    gives it (geometry, straightened grey square), in reading order; [] when
+    """Every puzzle grid in the picture (a page of several), each as its
+    geometry and straightened grey square, in reading order; [] when
     there is none.  Grids do not overlap: a grid inside another's frame is that
     grid or a part of it.  Only whole grids count: not one cut by the picture's
     edge (a frame side missing there), nor a block of a bigger grid (its lines
     go on past its frame), e.g. a neighbouring page's puzzle cut off beside the
-    one photographed; when no grid is whole, the largest, as find_grid takes it.
-    The grids of the first of `searches` that finds any."""
+    one photographed; when no grid is whole, the largest found.
+    The grids of the first of `searches` that finds any: the first grids
+    vision.read.read_page reads (it goes on to the later looks when those are
+    no KenKen or refused)."""
     return next((grids for grids in searches(image) if grids), [])
 
 
@@ -400,7 +404,7 @@ def _grids(gray: np.ndarray, look: np.ndarray, back: np.ndarray | None = None, s
     # that side or finer is a grid; one of clearly bigger cells is (a wrong frame about a grid, e.g. one
     # running from the grid to a box ruled round it, may be judged a lattice of finer cells going on)
     parts: list[tuple[np.ndarray, float]] = []
-    first = None  # the largest grid, whole or not: find_grid's answer
+    first = None  # the largest grid, whole or not
     judged = 0
     for quad in candidates:
         if judged >= MAX_JUDGED:
@@ -427,7 +431,7 @@ def _grids(gray: np.ndarray, look: np.ndarray, back: np.ndarray | None = None, s
         elif len(same) == 1 and verdict.support > found[same[0]][1].support:
             found[same[0]] = (quad, verdict)  # the same frame, better fitted (its lines more fully inked)
     whole = bool(found)
-    if not found and first is not None:  # one grid, cut by the picture's edge: as find_grid takes it
+    if not found and first is not None:  # one grid, cut by the picture's edge: the largest is taken
         found = [first]
     if back is not None:  # each frame where it lies in the picture, in its shrunk pixels as _finish takes them
         found = [(((_in_picture(q, scale, back) + 0.5) * scale - 0.5).astype(np.float32), v) for q, v in found]
