@@ -14,7 +14,8 @@ here imports a stage, so the stages import downwards only:
   Resolution     stage 4's result: the puzzle the labels most probably say, its solution, the odds
   Reading        everything read from one grid (vision/__init__.py's result)
   Refusal        why one grid gave no answer, with what had been read by then
-  Trace          what each stage reached, kept for debug pictures and benchmarks
+  Trace          what each stage reached, kept for debug pictures and benchmarks (and read.py's
+                 judgments of a refused reading: a refusal raises only its error)
 
 Geometry: the square is SIDE x SIDE pixels; pixel (x, y) has square
 coordinates (x, y).  Its map to the original picture is a mesh: the picture
@@ -383,9 +384,17 @@ class Refusal:
 
 @dataclass
 class Trace:
-    """What each stage reached, filled in as they finish (kept when a later
-    stage fails): for the debug pictures and the benchmarks' per-stage scores.
-    The one mutable object of the vision: a record, never an input to a stage."""
+    """What each stage of one reading of a grid reached, filled in as they
+    finish (kept when a later stage fails): the debug pictures, the
+    benchmarks' per-stage scores.  The one mutable object of the vision, and
+    never an argument of a stage (grid/, contents, cages, clues, agree,
+    reading, borders).  A refused reading raises only its error, so read.py
+    judges it by its own traces: whether the grid is a sudoku, a crossword or
+    a keypad, which reading a grid is refused with, whether a turned or
+    second-model reading is worth trying (read._clued), its cages as drawn
+    (not found again) and the Refusal's `seen`.  A caller's trace
+    (read_page's `traces`, read_grid's `trace`) is only written: what it is
+    given changes nothing read."""
 
     geometry: GridGeometry | None = None
     square: np.ndarray | None = field(default=None, repr=False)
