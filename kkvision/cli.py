@@ -127,6 +127,13 @@ def _parser() -> argparse.ArgumentParser:
     reading(v)
     v.add_argument("--to", choices=formats.FORMATS, required=True,
                    help="the text format to print: " + ", ".join(formats.FORMATS))
+    # The shared code (_check_args, _options, _over_sources, main's error record) reads args.NAME for
+    # every command that reaches it: a command without one of the options it reads holds that option's
+    # value when not given (serve's: _serve_parser).
+    for sp in (s, c):
+        sp.set_defaults(cells=HINT_CELLS)  # hint's
+    v.set_defaults(time_limit=TIME_LIMIT, debug_dir=None, output=None,  # common's
+                   more=[], output_dir=None, jobs=0, cells=HINT_CELLS)  # several's, hint's
     _serve_parser(sub)
     return p
 
@@ -184,7 +191,9 @@ def _serve_parser(sub: Any) -> None:
                    help=f"refuse pictures declaring more pixels than this, from the header (413; default {MAX_PIXELS / 1e6:g} MP)")
     w.add_argument("--time-limit", type=float, default=TIME_LIMIT,
                    help=f"seconds one request may take in its worker (default {TIME_LIMIT:g}); past it: the exit-12 record")
-    w.set_defaults(puzzle=None, label=None)  # the reading options _check_args looks at
+    # the options of the reading commands that _check_args and main's error record read, as when not given
+    w.set_defaults(puzzle=None, label=None, dpi=DPI, json=False,  # reading's
+                   debug_dir=None, output=None, more=[], output_dir=None, jobs=0, cells=HINT_CELLS)  # common's, several's, hint's
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -256,8 +265,8 @@ def versions() -> str:
 
 
 def _options(args: argparse.Namespace) -> Options:
-    return Options(fmt=args.format, time_limit=getattr(args, "time_limit", TIME_LIMIT),
-                   debug_dir=getattr(args, "debug_dir", None), ocr=READER_ALIASES.get(args.ocr, args.ocr),
+    return Options(fmt=args.format, time_limit=args.time_limit,
+                   debug_dir=args.debug_dir, ocr=READER_ALIASES.get(args.ocr, args.ocr),
                    max_pixels=args.max_pixels, puzzle=args.puzzle,
                    labels=tuple(parse_label(text) for text in args.label or ()))
 
@@ -265,21 +274,20 @@ def _options(args: argparse.Namespace) -> Options:
 def _check_args(args: argparse.Namespace) -> None:
     """Refuse an impossible command line before any work (exit 2), or an output
     that cannot be written (exit 3)."""
-    commands.check_time_limit(getattr(args, "time_limit", TIME_LIMIT))
-    commands.check_max_pixels(getattr(args, "max_pixels", 1))
-    if getattr(args, "cells", 1) < 1:
+    commands.check_time_limit(args.time_limit)
+    commands.check_max_pixels(args.max_pixels)
+    if args.cells < 1:
         raise UsageError("--cells must be 1 or more")
-    if getattr(args, "jobs", 0) < 0 or not 20 <= getattr(args, "dpi", 300) <= 1200:
+    if args.jobs < 0 or not 20 <= args.dpi <= 1200:
         raise UsageError("--jobs must be 0 (the number of cores) or more, and --dpi within 20..1200")
     commands.check_choice(args.puzzle, map(parse_label, args.label or ()))
-    for option, folder in (("--output-dir", getattr(args, "output_dir", None)),
-                           ("--debug-dir", getattr(args, "debug_dir", None))):
+    for option, folder in (("--output-dir", args.output_dir), ("--debug-dir", args.debug_dir)):
         if folder is not None:
             _writable_folder(option, folder)
-    output = getattr(args, "output", None)
+    output = args.output
     if output is None:
         return
-    if getattr(args, "more", None):
+    if args.more:
         raise UsageError("-o names one output file; with several inputs use --output-dir")
     from .render import OUTPUT_FORMATS
 
@@ -697,7 +705,7 @@ def _over_sources(args: argparse.Namespace) -> int:
     if args.answers is not None and several:
         raise UsageError(f"{args.answers}: typed answers are for one puzzle; for several pictures the answers"
                          " written in each are read")
-    asked = [_Asked(args.command, task, several, getattr(args, "cells", HINT_CELLS), args.answers)
+    asked = [_Asked(args.command, task, several, args.cells, args.answers)
              for task in _tasks(args, sources, several)]
     counts: Counter[str] = Counter()
     code, done, t0 = 0, 0, time.perf_counter()
@@ -786,8 +794,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.verbose:
             traceback.print_exc()
         print(f"kkvision: error: {exc.message}", file=sys.stderr)
-        if getattr(args, "json", False):  # the same record, for the failure, on stdout
-            print(dump(commands.failure(args.command, str(getattr(args, "input", "")), exc), False))
+        if args.json:  # the same record, for the failure, on stdout (serve's json is False: it has no input)
+            print(dump(commands.failure(args.command, str(args.input), exc), False))
         return int(exc.exit_code)
     except KeyboardInterrupt:
         return 130
