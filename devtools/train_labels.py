@@ -569,10 +569,11 @@ def real_split(path: Path) -> str:
 
 def real_crops(folder: Path, every: bool = False) -> dict[str, tuple[list[np.ndarray], list[str]]]:
     """Label crops (and empty cells) from real pictures whose grid and cages the
-    pipeline finds as the truth has them; split by real_split (every: all to "train")."""
+    pipeline finds as the truth has them (the grids of the product's first look,
+    grid.find_grids); split by real_split (every: all to "train")."""
     from kkvision.vision import decode as decode_image
     from kkvision.vision.cages import find_cages
-    from kkvision.vision.grid import find_grid
+    from kkvision.vision.grid import find_grids
 
     out: dict[str, tuple[list[np.ndarray], list[str]]] = {"train": ([], []), "heldout": ([], [])}
     for truth_path in sorted(folder.rglob("*.truth.json")):
@@ -580,15 +581,17 @@ def real_crops(folder: Path, every: bool = False) -> dict[str, tuple[list[np.nda
         if "clues" not in truth.get("known", ()):
             continue
         pic = truth_path.with_name(truth_path.name[: -len(".truth.json")])
+        cages = {frozenset(map(tuple, c["cells"])): c for c in truth["cages"]}
         try:
             image = decode_image(pic, pic.read_bytes())
-            geom, square = find_grid(image)
-            layout, _ = find_cages(square, geom)
+            found = [(geom, square) for geom, square in find_grids(image) if geom.size == truth["size"]]
+            matched = [(geom, square) for geom, square in found
+                       if {frozenset(c) for c in find_cages(square, geom)[0].cages} == set(cages)]
         except Exception:  # noqa: BLE001 - a picture the grid stage cannot read teaches nothing
             continue
-        cages = {frozenset(map(tuple, c["cells"])): c for c in truth["cages"]}
-        if geom.size != truth["size"] or {frozenset(c) for c in layout.cages} != set(cages):
+        if not matched:
             continue
+        geom, square = matched[0]
         crops, texts = out["train" if every else real_split(pic)]
         anchors = set()
         for cage in cages.values():

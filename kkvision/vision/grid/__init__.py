@@ -20,7 +20,6 @@ from functools import cache
 import cv2
 import numpy as np
 
-from ...errors import GridNotFound
 from ...vocab import PICTURE_SIZES
 from ..stages import SIDE, GridGeometry
 from .candidates import frame_candidates
@@ -28,7 +27,7 @@ from .lattice import Verdict, ink, judge
 from .rectify import face_on
 from .trace import trace
 
-__all__ = ["LOW_CONTRAST", "NO_GRID", "SIDE", "STRETCH_TAILS", "GridGeometry", "find_grid", "find_grids", "searches", "to_gray", "tried_frames"]
+__all__ = ["LOW_CONTRAST", "NO_GRID", "SIDE", "STRETCH_TAILS", "GridGeometry", "find_grids", "searches", "to_gray", "tried_frames"]
 
 NO_GRID = (f"no puzzle grid found: no square frame with evenly spaced lines for {PICTURE_SIZES[0]}..{PICTURE_SIZES[-1]}"
            " cells (crop closer, or photograph the grid straight on)")
@@ -196,22 +195,6 @@ def light_on_dark(gray: np.ndarray, quad: np.ndarray) -> bool:
     far = np.concatenate([np.take_along_axis(s - paper, np.abs(s - paper).argmax(axis=0)[None], 0)[0]
                           for s in (x.astype(np.float32) for x in sides)])
     return bool(np.mean(far > 0) > 0.5)
-
-
-def find_grid(image: np.ndarray) -> tuple[GridGeometry, np.ndarray]:
-    """The largest grid's geometry and straightened grey square (looked for in the picture's negative
-    too when none is found: a dark theme).  Not how kkvision reads a picture (vision.read.read_page
-    reads the grids of each of `searches` in turn, find_grids the first of them): kept only for
-    devtools/train_labels.real_crops, whose real label crops are cut from it, until it moves to those."""
-    gray = to_gray(image)
-    for look in (gray, 255 - gray):
-        small, scale = _shrunk(look)
-        mask = _mask(small)
-        for quad in sorted(frame_candidates(mask), key=cv2.contourArea, reverse=True):
-            verdict = _judge(small, quad)
-            if verdict is not None:  # the largest grid wins (its cages and cells are grids too)
-                return _finish(gray, quad, scale, verdict.size)
-    raise GridNotFound(NO_GRID)
 
 
 def _overlap(a: np.ndarray, b: np.ndarray) -> float:
