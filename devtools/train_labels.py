@@ -5,8 +5,9 @@ From the repository root (dev-only: not installed with the package):
     .venv/bin/pip install -e '.[train]'          # PyTorch (CPU) and onnx
     .venv/bin/python -m devtools.train_labels --real ../shared/real-dev     # models/labels-second.onnx
 
-models/labels.onnx, the first label model, was made by this script as of commit 72f673f
-(before --reshape; --reshape 0 --small 0.12 --out models/labels.onnx is its recipe today).
+models/labels.onnx, the first label model, is made by this script (as of commit 17f4ed6) with
+--real ../shared/real-dev --reshape 0 --small 0.12 --written 0.25 --cleaned 0.6 --out models/labels.onnx
+(models/README.md: what it saw, its log and how it compares with the one before).
 
 What it learns: kkvision.vision.labels reads a fixed crop of the top of each
 cell (labels.label_crop) with a small convolutional network and CTC decoding.

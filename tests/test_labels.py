@@ -62,6 +62,9 @@ def _cell(text: str, font_path, side: int = 120, cap: float = 0.24) -> tuple[np.
     return np.asarray(img), (float(side), float(side), 2.0 * side, 2.0 * side)
 
 
+CASES_PER_TEXT = 10  # 90 labels a test: with 27, one label more or less read moved a model across the 90% bar
+
+
 @pytest.mark.parametrize("fonts", [TRAIN_FONTS, HELDOUT_FONTS], ids=["train-fonts", "heldout-fonts"])
 def test_the_shipped_model_reads_printed_labels(fonts):
     paths = available(fonts)
@@ -69,7 +72,7 @@ def test_the_shipped_model_reads_printed_labels(fonts):
         pytest.skip("fonts not installed (scripts/setup.sh installs them)")
     rng = random.Random(5)
     texts = ["12+", "3-", "240x", "2÷", "7", "1440×", "15+", "4/", ""]
-    cases = [(t, rng.choice(paths)) for t in texts for _ in range(3)]
+    cases = [(t, rng.choice(paths)) for t in texts for _ in range(CASES_PER_TEXT)]
     crops = [_cell(t, f) for t, f in cases]
     read = []
     for (gray, box) in crops:
