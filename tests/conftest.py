@@ -37,6 +37,39 @@ def real_dev() -> Path:
     return REAL_DEV
 
 
+@pytest.fixture
+def misreading(monkeypatch):
+    """misreading({model: k}): each named label model reads every other label of a grid (those whose
+    place in the call is k mod 2) a digit off, surely (0.6), the label as printed next (0.4), the rest
+    as it reads them; records the models asked, in order, and returns that list.  The readers' fall-backs
+    (the second model, both together, the grid turned) are tested on real scenes with it, whatever the
+    shipped models read unaided."""
+    from kkvision.vision import labels
+    from kkvision.vision.stages import LabelReading
+
+    real = labels.read_labels
+
+    def use(lost: dict[str, int]) -> list[str]:
+        calls: list[str] = []
+
+        def read(gray, boxes, model=None):
+            model = model or labels.MODEL
+            calls.append(model)
+
+            def misread(text: str) -> str:
+                digits = text.rstrip("+-*/")
+                return str(int(digits) + 1) + text[len(digits):] if digits.isdigit() else text
+
+            return [LabelReading(((misread(rd.best), 0.6), (rd.best, 0.4)))
+                    if model in lost and k % 2 == lost[model] and rd.best else rd
+                    for k, rd in enumerate(real(gray, boxes, model))]
+
+        monkeypatch.setattr(labels, "read_labels", read)
+        return calls
+
+    return use
+
+
 # Skips that say only that data outside the repository is absent (../shared): a checkout without it
 # skips those cleanly by design.  Every other skip (an extra or a browser not installed, a font
 # missing) counts against KKVISION_SKIP_BUDGET when it is set (.ci/run states CI's).

@@ -264,30 +264,14 @@ def test_the_ensemble_reads_every_model_from_every_moved_crop_and_averages_them(
     assert out[0].texts == (("5", pytest.approx(1 - usual * 0.9)), ("6", pytest.approx(usual * 0.9)))
 
 
-def test_both_label_models_together_read_a_grid_neither_reads_alone(samples, monkeypatch):
+def test_both_label_models_together_read_a_grid_neither_reads_alone(samples, misreading):
     """Each model misreads half of the labels (a digit off, surely), a different half, and is unsure of
     them: neither alone gives an answer, and the grid would be turned.  Their readings as one
     (labels.mixture) do, upright, and the answer says so."""
     from kkvision.pipeline import Options, read_source
     from kkvision.sources import of_bytes
-    from kkvision.vision.stages import LabelReading
 
-    real = labels.read_labels
-    calls: list[str] = []
-
-    def half_blind(gray, boxes, model=None):
-        model = model or labels.MODEL
-        calls.append(model)
-        lost = 0 if model == labels.MODEL else 1
-
-        def misread(text: str) -> str:
-            digits = text.rstrip("+-*/")
-            return str(int(digits) + 1) + text[len(digits):]
-
-        return [LabelReading(((misread(rd.best), 0.6), (rd.best, 0.4))) if k % 2 == lost and rd.best else rd
-                for k, rd in enumerate(real(gray, boxes, model))]
-
-    monkeypatch.setattr(labels, "read_labels", half_blind)
+    calls = misreading({labels.MODEL: 0, labels.SECOND_MODEL: 1})
     page = read_source(of_bytes((samples / "photo-6x6.jpg").read_bytes(), "photo-6x6.jpg"), Options())
     result = page.outcomes[0].result
     assert result is not None, page.outcomes[0].error

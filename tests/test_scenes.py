@@ -426,11 +426,13 @@ def test_a_big_screenshots_faint_cell_lines_and_dashed_outlines_are_found_shrunk
     solves_one(scene("filled", 64, heldout=True), size=9)
 
 
-def test_a_turned_picture_whose_labels_the_first_model_hardly_reads_any_way_round_is_read_turned_by_both():
-    """turned held out 17 (candy theme photographed off a tablet, on its side): the first label model
-    reads too few labels as clues any way round to pick one (3 of 7 cages the right way round), the
-    second reads 5 of 7 there but not as a puzzle; read by both together that way round, as an upright
-    grid is, it is answered (it was refused, exit 5)."""
+def test_a_turned_picture_whose_labels_neither_model_reads_alone_is_read_turned_by_both(misreading):
+    """turned held out 17 (candy theme photographed off a tablet, on its side), each label model made to
+    misread a different half of the labels: neither alone answers any way round; read by both together
+    the way round whose labels read as clues, as an upright grid is, it is answered."""
+    from kkvision.vision import labels
+
+    misreading({labels.MODEL: 0, labels.SECOND_MODEL: 1})
     sc = scene("turned", 17, heldout=True)
     page = read_source(of_bytes(sc.data, sc.name), Options())
     result = page.outcomes[0].result
