@@ -29,12 +29,13 @@ from . import commands
 from .commands import Work
 from .defaults import DPI
 from .errors import KkvisionError, OutputError, OutputExists
-from .pipeline import Options, read_source
+from .pipeline import Options, Page, read_source
 from .sources import PICTURES, Source
 from .vocab import DEBUG_PICTURES, DEBUG_PUZZLE, output_name
 
 A = TypeVar("A")  # in_order's items
 R = TypeVar("R")  # and what its work makes of each
+W = TypeVar("W")  # what a command makes of each puzzle (worked)
 
 
 @dataclass(frozen=True)
@@ -55,15 +56,23 @@ def solve_source(task: Task) -> list[dict[str, Any]]:
     t0 = time.perf_counter()
     name = task.source.name
     try:
-        if task.write_image and task.output is None:
-            writable_beside(task.source, task.output_dir)
-        with reading(task) as opts:
-            work = commands.solve(read_source(task.source, opts, task.dpi))
-        image = write_picture(work, task.source, task.output, task.output_dir) if task.write_image else None
+        work, image = worked(task, commands.solve)
     except KkvisionError as exc:
         return [dict(commands.failure("solve", name, exc), seconds=round(time.perf_counter() - t0, 3))]
     seconds = round(time.perf_counter() - t0, 3)
     return [dict(rec, seconds=seconds) for rec in work.records(image)]
+
+
+def worked(task: Task, command: Callable[[Page], Work[W]]) -> tuple[Work[W], Path | None]:
+    """A task's source read and the `command`'s work done on it (commands.solve, check or hint of its
+    Page), its output picture written: refused before any work when it could not be written beside the
+    input (writable_beside), read with its debug pictures where `reading` says.  Raises what the
+    reading or the writing raised.  Run where the work is done (solve's and check's and hint's workers)."""
+    if task.write_image and task.output is None:
+        writable_beside(task.source, task.output_dir)
+    with reading(task) as opts:
+        work = command(read_source(task.source, opts, task.dpi))
+    return work, write_picture(work, task.source, task.output, task.output_dir) if task.write_image else None
 
 
 @contextmanager

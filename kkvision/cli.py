@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from . import __version__, commands, formats
 from .answers import Judged
-from .batch import Task, in_order, reading, run_batch, writable_beside, write_picture
+from .batch import Task, in_order, reading, run_batch, worked
 from .commands import Done, Wording, Work, parse_label
 from .defaults import (
     DPI,
@@ -563,10 +563,10 @@ def _each(args: argparse.Namespace, name: str, index: int | None, several: bool 
     return f"{label}: "
 
 
-def _lines(page: Page, several: bool = False) -> bool:
+def _lines(puzzles: int, several: bool = False) -> bool:
     """--json prints JSON Lines (a record a line) when there is more than one record (several
-    inputs, or a page of several puzzles), else one indented record."""
-    return several or len(page.outcomes) > 1
+    inputs, or a page of several `puzzles`), else one indented record."""
+    return several or puzzles > 1
 
 
 def _failed(args: argparse.Namespace, rec: dict[str, Any], where: str, lines: bool) -> int:
@@ -659,14 +659,12 @@ def _answer(asked: _Asked) -> _Answered:
     one alone raises its error, as any command does."""
     task = asked.task
     typed = partial(read_text, asked.typed) if asked.typed is not None else None  # read when wanted
+    def command(page: Page) -> Work[Any]:
+        return (commands.check(page, typed, WORDING) if asked.command == "check"
+                else commands.hint(page, asked.cells, typed, WORDING))
+
     try:
-        if task.write_image and task.output is None:
-            writable_beside(task.source, task.output_dir)
-        with reading(task) as opts:
-            page = read_source(task.source, opts, task.dpi)
-        work: Work[Any] = (commands.check(page, typed, WORDING) if asked.command == "check"
-                           else commands.hint(page, asked.cells, typed, WORDING))
-        image = write_picture(work, task.source, task.output, task.output_dir) if task.write_image else None
+        work, image = worked(task, command)
     except KkvisionError as exc:
         if not asked.several:
             raise
@@ -738,7 +736,7 @@ def _show_answered(args: argparse.Namespace, answered: _Answered, several: bool,
             _say(dump(rec, True))
         counts[f"exit {rec['exit_code']}"] += 1
         return int(rec["exit_code"])
-    code, lines = 0, several or len(answered.said) > 1  # _lines
+    code, lines = 0, _lines(len(answered.said), several)
     for said in answered.said:
         rec = said.record
         where = _each(args, rec["input"], rec["index"], several)
@@ -766,12 +764,12 @@ def cmd_convert(args: argparse.Namespace) -> int:
         done = commands.convert(page, outcome, args.to)
         converted = done.made
         if converted is None:
-            code = code or _failed(args, done.record("convert", page.name), where, _lines(page))
+            code = code or _failed(args, done.record("convert", page.name), where, _lines(len(page.outcomes)))
             continue
         if converted.warning:
             log.warning("%s", converted.warning)
         if args.json:
-            print(dump(done.record("convert", page.name), _lines(page)))
+            print(dump(done.record("convert", page.name), _lines(len(page.outcomes))))
         else:
             print(converted.text, end="")
     return code

@@ -182,7 +182,7 @@ def pictures(samples, tmp_path, monkeypatch):
     the reading."""
     import numpy as np
 
-    from kkvision import cli, commands
+    from kkvision import batch, cli, commands
     from kkvision.answers import Judged, check_answers
     from kkvision.pipeline import Options, Outcome, Page, solve_text
     from kkvision.sources import read_file
@@ -206,7 +206,8 @@ def pictures(samples, tmp_path, monkeypatch):
             answers[0][0] = 4
         return Judged(check_answers(puzzle, solution, tuple(map(tuple, answers))))
 
-    monkeypatch.setattr(cli, "read_source", read)
+    monkeypatch.setattr(cli, "read_source", read)  # convert's
+    monkeypatch.setattr(batch, "read_source", read)  # solve's, check's and hint's (batch.worked)
     monkeypatch.setattr(commands, "judge", written)
     return tmp_path
 
@@ -243,9 +244,9 @@ def test_check_and_hint_of_several_in_a_process_pool_print_as_one_after_another(
     """--jobs 2 reads the inputs in two worker processes, and prints the same records (JSON Lines) and the same
     text, in the inputs' order, with the same exit code as --jobs 1: the first failure's (a missing file, read
     before a wrong answer)."""
-    from kkvision import cli
+    from kkvision import batch
 
-    read, seen = cli.read_source, Path()
+    read, seen = batch.read_source, Path()
 
     def noting(source, opts, dpi):
         """The fixture's reading, noting first (in `seen`) the process that reads each picture."""
@@ -258,7 +259,7 @@ def test_check_and_hint_of_several_in_a_process_pool_print_as_one_after_another(
     for jobs, json_or_text in (("1", "--json"), ("2", "--json"), ("1", "-q"), ("2", "-q")):
         seen = pictures / f"pids-{jobs}{json_or_text}"
         seen.mkdir()
-        monkeypatch.setattr(cli, "read_source", noting)  # the forked workers get it too
+        monkeypatch.setattr(batch, "read_source", noting)  # the forked workers get it too
         code = main([*command, json_or_text, "--no-image", "--jobs", jobs, *names])
         runs[jobs, json_or_text] = code, capsys.readouterr().out
         pids = {int(p.name.split("-")[0]) for p in seen.iterdir()}
