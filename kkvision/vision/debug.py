@@ -9,7 +9,10 @@ import cv2
 import numpy as np
 
 from ..errors import OutputError
+from ..vocab import DEBUG_PICTURES
 from .stages import SIDE, Trace
+
+SEARCH, GRID, WARPED, CONTENTS, CAGES, CLUES = DEBUG_PICTURES  # the file names, said once (vocab.py)
 
 log = logging.getLogger("kkvision")
 
@@ -39,7 +42,7 @@ def write_search(folder: Path, image: np.ndarray, quads: list[np.ndarray]) -> No
     width = max(2, max(tried.shape[:2]) // 500)
     for quad in quads:
         cv2.polylines(tried, [np.round(quad).astype(np.int32)], True, (0, 140, 255), width, cv2.LINE_AA)
-    _save(folder / "00_search.png", tried)
+    _save(folder / SEARCH, tried)
     log.warning("debug image of the grid search (%d frames tried, none a grid) written to %s", len(quads), folder)
 
 
@@ -60,13 +63,13 @@ def write_stages(folder: Path, image: np.ndarray, trace: Trace) -> None:
         color = (0, 0, 255) if k in (0, geom.size) else (255, 0, 0)
         for pts in (np.column_stack([np.full_like(along, x), along]), np.column_stack([along, np.full_like(along, y)])):
             cv2.polylines(found, [np.round(geom.to_image(pts)).astype(np.int32)], False, color, width, cv2.LINE_AA)
-    _save(folder / "01_grid.png", found)
+    _save(folder / GRID, found)
     lines = _bgr(square)
     for x in geom.xs:
         cv2.line(lines, (int(x), 0), (int(x), lines.shape[0]), (255, 0, 0), 1)
     for y in geom.ys:
         cv2.line(lines, (0, int(y)), (lines.shape[1], int(y)), (255, 0, 0), 1)
-    _save(folder / "02_warped.png", lines)
+    _save(folder / WARPED, lines)
     if trace.contents is not None:  # the square as read, with the ink taken out of it shown in red
         written = _bgr(square)
         if trace.contents.ink is not None:
@@ -74,7 +77,7 @@ def write_stages(folder: Path, image: np.ndarray, trace: Trace) -> None:
         for r, c in trace.contents.written:
             x0, y0, x1, y1 = (int(v) for v in geom.cell_box(r, c))
             cv2.rectangle(written, (x0 + 2, y0 + 2), (x1 - 2, y1 - 2), (0, 0, 255), 1)
-        _save(folder / "03_contents.png", written)
+        _save(folder / CONTENTS, written)
     if layout is not None:
         cages = _bgr(square)
         n = geom.size
@@ -87,7 +90,7 @@ def write_stages(folder: Path, image: np.ndarray, trace: Trace) -> None:
                 if r + 1 < n:
                     color = (0, 0, 255) if layout.down_thick[r][c] else (0, 200, 0)
                     cv2.line(cages, (x0 + 4, y1), (x1 - 4, y1), color, 3)
-        _save(folder / "04_cages.png", cages)
+        _save(folder / CAGES, cages)
     if clues is not None:
         read = _bgr(square)
         for cl in clues:
@@ -96,5 +99,5 @@ def write_stages(folder: Path, image: np.ndarray, trace: Trace) -> None:
             label = f"{cl.target}{cl.op}" if cl.target is not None else "??"
             cv2.putText(read, label, (int(bx0 + 0.1 * (bx1 - bx0)), int(by0 + 0.85 * (by1 - by0))),
                         cv2.FONT_HERSHEY_SIMPLEX, 0.9 * 9 / max(geom.size, 4) * 0.6, (200, 0, 0), 2)
-        _save(folder / "05_clues.png", read)
+        _save(folder / CLUES, read)
     log.warning("debug images written to %s", folder)

@@ -33,7 +33,7 @@ from ..errors import (
     UsageError,
 )
 from ..solver import load_cp_model, time_budget
-from ..vocab import cell_name
+from ..vocab import DEBUG_PUZZLE_FOLDER, cell_name
 from .agree import agree_with_labels
 from .borders import check_borders
 from .cages import darkness, find_cages
@@ -155,7 +155,7 @@ def _read_grids(image: np.ndarray, grids: list[tuple[GridGeometry, np.ndarray]],
             continue
         one = replace(opts, labels=tuple(lb for lb in opts.labels if lb.puzzle in (None, k)))
         if count > 1 and opts.debug_dir is not None:
-            one = replace(one, debug_dir=opts.debug_dir / f"puzzle-{k}")
+            one = replace(one, debug_dir=opts.debug_dir / DEBUG_PUZZLE_FOLDER.format(k))
         trace = traces[k] = Trace()
         try:
             out.append((k, read_grid(image, geom, square, f"{name} #{k}" if count > 1 else name, one, trace)))
