@@ -117,8 +117,8 @@ def haloed(ink: np.ndarray, gray: np.ndarray, side: float) -> np.ndarray:
     if not mask.any():
         return ink
     g = gray.astype(np.float32)
-    paper = float(np.percentile(g, PAPER))
-    dark = (paper - g) / max(1.0, paper - float(np.percentile(g, 1)))
+    darkest, paper = np.percentile(g, (1, PAPER))  # one pass over the square for both
+    dark = (paper - g) / max(1.0, float(paper - darkest))
     kernel = np.ones((3, 3), np.uint8)
     rim = cv2.dilate(mask.astype(np.uint8), kernel).astype(bool) & ~mask
     if not rim.any() or (dark[rim] > HALO_FLOOR).mean() < BLURRED:
