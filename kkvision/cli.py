@@ -14,7 +14,7 @@ import sys
 import time
 import traceback
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -69,73 +69,90 @@ def _parser() -> argparse.ArgumentParser:
         return sub.add_parser(name, help=summary, epilog=EXAMPLES[name],
                               formatter_class=argparse.RawDescriptionHelpFormatter)
 
-    def reading(sp: argparse.ArgumentParser) -> None:
-        """The options every command shares: how the input is read."""
-        loudness(sp, default=argparse.SUPPRESS)
-        sp.add_argument("input", type=Path, help="image (png, jpg...), PDF page or puzzle text file; '-': standard input")
-        sp.add_argument("--format", choices=formats.FORMATS, help="text format (default: detect)")
-        sp.add_argument("--ocr", choices=LABEL_READERS + tuple(READER_ALIASES), default=LABEL_READERS[0],
-                        help="label reader: the shipped label model (model, the default), or the model with"
-                             " tesseract as a second witness of the digits (tesseract: slower, measured no better)")
-        sp.add_argument("--puzzle", type=int, metavar="N",
-                        help="only the N-th puzzle of a picture holding several (numbered in reading order)")
-        sp.add_argument("--label", action="append", metavar="[N:]CELL=LABEL",
-                        help="use this label for the cage starting at CELL instead of what was read"
-                             " (e.g. --label B3=12+, or 2:B3=12x for the second puzzle of a page; repeatable)")
-        sp.add_argument("--json", action="store_true", help="print JSON records instead of text")
-        sp.add_argument("--max-pixels", type=int, default=MAX_PIXELS,
-                        help=f"refuse pictures declaring more pixels than this, before decoding (default {MAX_PIXELS / 1e6:g} MP)")
-        sp.add_argument("--dpi", type=int, default=DPI, help=f"PDF pages are rasterised at this resolution ({DPI})")
-
-    def common(sp: argparse.ArgumentParser) -> None:
-        reading(sp)
-        sp.add_argument("--time-limit", type=float, default=TIME_LIMIT,
-                        help=f"solver seconds, more than 0 and at most {MAX_TIME_LIMIT:g} (default {TIME_LIMIT:g})")
-        sp.add_argument("--debug-dir", type=Path, help="write each vision stage's picture here")
-        sp.add_argument("-o", "--output", type=Path,
-                        help="image to write (default beside the input: INPUT.solved.EXT, INPUT.checked.EXT or"
-                             " INPUT.hint.EXT, EXT the input's format: jpg, png or webp; png for PDF pages)")
-        sp.add_argument("--no-image", action="store_true", help="do not write an output image")
-
-    def several(sp: argparse.ArgumentParser, verb: str, done: str, more: str = "") -> None:
-        """The options of a command that takes any number of inputs (solve, check, hint), each input
-        `verb` ('solved'), several `done` at once ('solved')."""
-        sp.add_argument("more", type=Path, nargs="*", metavar="INPUT",
-                        help=f"more images, puzzle files, folders or PDFs ('-': standard input): each is {verb}"
-                             " (a failed one does not stop the rest; the exit code is the first failure's)" + more)
-        sp.add_argument("-r", "--recursive", action="store_true",
-                        help="a folder's folders too: every picture and puzzle text below it (default: its top level)")
-        sp.add_argument("--output-dir", type=Path,
-                        help="write the output pictures here, named after their inputs (made if missing)")
-        sp.add_argument("--jobs", type=int, default=0, help=f"inputs {done} at once (default: the number of cores)")
-
     s = command("solve", "solve puzzles and print (and draw) the solutions")
-    common(s)
-    several(s, "solved", "solved")
+    common_options(s)
+    several_options(s, "solved", "solved")
     s.add_argument("--report", type=Path, help="a row per input to this new file: .csv, or JSON Lines otherwise")
     c = command("check", "compare your answers with the solution, mark wrong cells")
-    common(c)
-    several(c, "checked, its answers read from its cells", "checked", ANSWERS_LAST.format(
+    common_options(c)
+    several_options(c, "checked, its answers read from its cells", "checked", ANSWERS_LAST.format(
         what="your answers", default="the answers written in each picture's cells"))
     h = command("hint", "reveal a few cells that follow from the clues, each with its reason")
-    common(h)
-    several(h, "given hints", "hinted", ANSWERS_LAST.format(
+    common_options(h)
+    several_options(h, "given hints", "hinted", ANSWERS_LAST.format(
         what="your progress", default="the digits written in each picture's cells; cells written wrong are named first"))
-    h.add_argument("--cells", type=int, default=HINT_CELLS,
-                   help=f"how many empty cells to reveal (default {HINT_CELLS})")
+    hint_options(h)
     v = command("convert", "print a puzzle (text or image) in another text format")
-    reading(v)
+    reading_options(v)
     v.add_argument("--to", choices=formats.FORMATS, required=True,
                    help="the text format to print: " + ", ".join(formats.FORMATS))
     # The shared code (_check_args, _options, _over_sources, main's error record) reads args.NAME for
     # every command that reaches it: a command without one of the options it reads holds that option's
-    # value when not given (serve's: _serve_parser).
+    # default (serve's: _serve_parser).
     for sp in (s, c):
-        sp.set_defaults(cells=HINT_CELLS)  # hint's
-    v.set_defaults(time_limit=TIME_LIMIT, debug_dir=None, output=None,  # common's
-                   more=[], output_dir=None, jobs=0, cells=HINT_CELLS)  # several's, hint's
+        unset(sp, hint_options)
+    unset(v, common_options, several_options, hint_options)
     _serve_parser(sub)
     return p
+
+
+def reading_options(sp: argparse.ArgumentParser) -> None:
+    """The options every command shares: how the input is read."""
+    loudness(sp, default=argparse.SUPPRESS)
+    sp.add_argument("input", type=Path, help="image (png, jpg...), PDF page or puzzle text file; '-': standard input")
+    sp.add_argument("--format", choices=formats.FORMATS, help="text format (default: detect)")
+    sp.add_argument("--ocr", choices=LABEL_READERS + tuple(READER_ALIASES), default=LABEL_READERS[0],
+                    help="label reader: the shipped label model (model, the default), or the model with"
+                         " tesseract as a second witness of the digits (tesseract: slower, measured no better)")
+    sp.add_argument("--puzzle", type=int, metavar="N",
+                    help="only the N-th puzzle of a picture holding several (numbered in reading order)")
+    sp.add_argument("--label", action="append", metavar="[N:]CELL=LABEL",
+                    help="use this label for the cage starting at CELL instead of what was read"
+                         " (e.g. --label B3=12+, or 2:B3=12x for the second puzzle of a page; repeatable)")
+    sp.add_argument("--json", action="store_true", help="print JSON records instead of text")
+    sp.add_argument("--max-pixels", type=int, default=MAX_PIXELS,
+                    help=f"refuse pictures declaring more pixels than this, before decoding (default {MAX_PIXELS / 1e6:g} MP)")
+    sp.add_argument("--dpi", type=int, default=DPI, help=f"PDF pages are rasterised at this resolution ({DPI})")
+
+
+def common_options(sp: argparse.ArgumentParser) -> None:
+    reading_options(sp)
+    sp.add_argument("--time-limit", type=float, default=TIME_LIMIT,
+                    help=f"solver seconds, more than 0 and at most {MAX_TIME_LIMIT:g} (default {TIME_LIMIT:g})")
+    sp.add_argument("--debug-dir", type=Path, help="write each vision stage's picture here")
+    sp.add_argument("-o", "--output", type=Path,
+                    help="image to write (default beside the input: INPUT.solved.EXT, INPUT.checked.EXT or"
+                         " INPUT.hint.EXT, EXT the input's format: jpg, png or webp; png for PDF pages)")
+    sp.add_argument("--no-image", action="store_true", help="do not write an output image")
+
+
+def several_options(sp: argparse.ArgumentParser, verb: str = "read", done: str = "read", more: str = "") -> None:
+    """The options of a command that takes any number of inputs (solve, check, hint), each input
+    `verb` ('solved'), several `done` at once ('solved')."""
+    sp.add_argument("more", type=Path, nargs="*", default=[], metavar="INPUT",
+                    help=f"more images, puzzle files, folders or PDFs ('-': standard input): each is {verb}"
+                         " (a failed one does not stop the rest; the exit code is the first failure's)" + more)
+    sp.add_argument("-r", "--recursive", action="store_true",
+                    help="a folder's folders too: every picture and puzzle text below it (default: its top level)")
+    sp.add_argument("--output-dir", type=Path,
+                    help="write the output pictures here, named after their inputs (made if missing)")
+    sp.add_argument("--jobs", type=int, default=0, help=f"inputs {done} at once (default: the number of cores)")
+
+
+def hint_options(sp: argparse.ArgumentParser) -> None:
+    """hint's own option."""
+    sp.add_argument("--cells", type=int, default=HINT_CELLS,
+                    help=f"how many empty cells to reveal (default {HINT_CELLS})")
+
+
+def unset(sp: argparse.ArgumentParser, *groups: Callable[[argparse.ArgumentParser], None]) -> None:
+    """Give `sp` the defaults of the options of `groups` that it lacks, as though they were not given."""
+    held = {action.dest for action in sp._actions}
+    for group in groups:
+        alone = argparse.ArgumentParser(add_help=False)
+        group(alone)
+        sp.set_defaults(**{a.dest: a.default for a in alone._actions
+                           if a.dest not in held and a.default is not argparse.SUPPRESS})
 
 
 ANSWERS_LAST = ("; after one puzzle, a text file is {what} instead: one line of digits per row, '.' for blank"
@@ -191,9 +208,7 @@ def _serve_parser(sub: Any) -> None:
                    help=f"refuse pictures declaring more pixels than this, from the header (413; default {MAX_PIXELS / 1e6:g} MP)")
     w.add_argument("--time-limit", type=float, default=TIME_LIMIT,
                    help=f"seconds one request may take in its worker (default {TIME_LIMIT:g}); past it: the exit-12 record")
-    # the options of the reading commands that _check_args and main's error record read, as when not given
-    w.set_defaults(puzzle=None, label=None, dpi=DPI, json=False,  # reading's
-                   debug_dir=None, output=None, more=[], output_dir=None, jobs=0, cells=HINT_CELLS)  # common's, several's, hint's
+    unset(w, common_options, several_options, hint_options)  # what _check_args and main's error record read
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

@@ -110,6 +110,21 @@ def test_each_commands_help_ends_with_examples_and_explains_every_option(command
         assert "the text format to print" in out
 
 
+@pytest.mark.parametrize("command", [["convert", "x", "--to", "keen"], ["serve"]])
+def test_a_command_without_an_option_the_shared_code_reads_holds_its_default(command):
+    """convert and serve reach _check_args and main's error record, which read every reading
+    command's options: each holds the default that solve, check and hint have when not given."""
+    from kkvision.cli import _parser
+
+    parser = _parser()
+    given = vars(parser.parse_args(command))
+    others = [vars(parser.parse_args([other, "x"])) for other in ("solve", "check", "hint")]
+    shared = set.intersection(*(set(other) for other in others)) - {"command", "input"}
+    assert {"time_limit", "more", "jobs", "cells", "debug_dir", "output_dir", "recursive"} <= shared
+    for other in others:
+        assert {name: given.get(name, "missing") for name in shared} == {name: other[name] for name in shared}
+
+
 def test_dash_capital_v_is_the_version(capsys):
     with pytest.raises(SystemExit) as done:
         main(["-V"])
