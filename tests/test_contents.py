@@ -199,18 +199,19 @@ def test_a_grid_is_read_with_the_writing_taken_out_first_only_when_it_is_surely_
 
     from kkvision.errors import ClueUnreadable, UncertainReading
     from kkvision.vision import read
-    from kkvision.vision.stages import VisionOptions
+    from kkvision.vision.stages import Reached, VisionOptions
 
     order: list[str] = []
     _written_in(monkeypatch, read, where_no_label)
 
-    def read_turns(way, name, opts, trace):
+    def read_turns(way, name, opts):
         kind = "cleaned" if way.cleaned else "plain"
         order.append(kind)
         if kind in refuse:
-            raise ClueUnreadable(f"refused {kind}")
+            return read.Attempt(Reached(), ClueUnreadable(f"refused {kind}"))
         how = "not read" if kind == "cleaned" and lost else "read"
-        return SimpleNamespace(name=kind, grid=grids.get(kind, "the answer"), labels=(SimpleNamespace(how=how),))
+        return read.Attempt(Reached(), SimpleNamespace(name=kind, grid=grids.get(kind, "the answer"),
+                                                       labels=(SimpleNamespace(how=how),)))
 
     monkeypatch.setattr(read, "_read_turns", read_turns)
     sq, geom = _square(), _geometry()
@@ -233,24 +234,29 @@ def test_a_grid_is_read_with_the_writing_taken_out_first_only_when_it_is_surely_
 def test_a_grid_neither_reading_answers_is_refused_as_a_kenken_when_its_writing_hid_the_labels(
         monkeypatch, where_no_label, cleaned_labelled, expect):
     """So that a page's KenKen filled in with big answers is refused as a KenKen (its labels with the
-    writing taken out), not left out as a keypad for the labels the answers hide."""
+    writing taken out), not left out as a keypad for the labels the answers hide.  Judged by what each
+    refused reading reached, not by the caller's trace: one given already holding the other reading's
+    labels changes nothing, and is written with what the refusal taken reached."""
     from types import SimpleNamespace
 
     from kkvision.errors import ClueUnreadable
     from kkvision.vision import read
-    from kkvision.vision.stages import Trace, VisionOptions
+    from kkvision.vision.stages import Reached, Trace, VisionOptions
 
     _written_in(monkeypatch, read, where_no_label)
+    reached: dict[str, Reached] = {}
 
-    def read_turns(way, name, opts, trace):
+    def read_turns(way, name, opts):
         kind = "cleaned" if way.cleaned else "plain"
         labelled = cleaned_labelled if way.cleaned else False
-        trace.clues = tuple(SimpleNamespace(texts=(("12+" if labelled else "", 1.0),)) for _ in range(4))
-        raise ClueUnreadable(f"refused {kind}")
+        reached[kind] = Reached(clues=tuple(SimpleNamespace(texts=(("12+" if labelled else "", 1.0),))
+                                            for _ in range(4)))
+        return read.Attempt(reached[kind], ClueUnreadable(f"refused {kind}"))
 
     monkeypatch.setattr(read, "_read_turns", read_turns)
     sq, geom = _square(), _geometry()
-    trace = Trace()
-    with pytest.raises(ClueUnreadable, match=expect):
-        read.read_grid(sq, geom, sq, "x", VisionOptions(), trace)
-    assert read.looks_like_kenken(trace) == (expect == "refused cleaned")
+    for trace in (None, Trace(), Trace(clues=tuple(SimpleNamespace(texts=((text, 1.0),)) for text in ("12+", "")))):
+        with pytest.raises(ClueUnreadable, match=expect):
+            read.read_grid(sq, geom, sq, "x", VisionOptions(), trace)
+        if trace is not None:
+            assert trace.clues is reached[expect.split()[1]].clues

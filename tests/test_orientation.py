@@ -104,7 +104,7 @@ def test_the_second_model_reads_no_turned_grid_when_no_way_round_can_beat_its_up
     clues for TURN_CLUED more of the cages than upright: when the second model's upright share is above
     1 - TURN_CLUED no way round can, so none is read (a blurred book photo, upright: ~0.5 s)."""
     from kkvision.vision import read
-    from kkvision.vision.stages import Contents, Trace
+    from kkvision.vision.stages import Contents, Reached
 
     shares: dict[int, float] = {}
     calls: list[object] = []
@@ -113,12 +113,12 @@ def test_the_second_model_reads_no_turned_grid_when_no_way_round_can_beat_its_up
         calls.append(kwargs.get("second_model"))
         raise AssertionError("no way round should be read")
 
-    monkeypatch.setattr(read, "_clued", lambda trace: shares[id(trace)])
+    monkeypatch.setattr(read, "_clued", lambda reached: shares[id(reached)])
     monkeypatch.setattr(read, "_read_once", read_once)
     corners = ((0.0, 0.0), (900.0, 0.0), (900.0, 900.0), (0.0, 900.0))
     geom = GridGeometry(3, corners, (0.0, 300.0, 600.0, 900.0), (0.0, 300.0, 600.0, 900.0), homography=np.eye(3))
     way = lambda k: (geom.turned(k), np.zeros((8, 8), np.uint8), Contents(()))  # noqa: E731
-    upright, second, turned = Trace(), Trace(), [(k, Trace()) for k in read.TURNS]
+    upright, second, turned = Reached(), Reached(), [(k, Reached()) for k in read.TURNS]
     for _, t in turned:
         shares[id(t)] = 0.1  # the first model read nothing much any way round
     shares[id(upright)] = 0.7

@@ -150,10 +150,10 @@ def test_scanned_page_of_four_tilted_puzzles():
     check(image, puzzles)
 
 
-def _traced(n: int, right: np.ndarray, down: np.ndarray):
-    """A Trace holding only a grid's size and its borders as drawn (read.is_sudoku's inputs)."""
+def _drawn(n: int, right: np.ndarray, down: np.ndarray):
+    """What a reading reached, only a grid's size and its borders as drawn (read.is_sudoku's inputs)."""
     from kkvision.vision.cages import group, rows
-    from kkvision.vision.stages import CageLayout, GridGeometry, Trace
+    from kkvision.vision.stages import CageLayout, GridGeometry, Reached
 
     right, down = right.copy(), down.copy()
     right[:, -1] = True
@@ -162,7 +162,7 @@ def _traced(n: int, right: np.ndarray, down: np.ndarray):
     layout = CageLayout(cages, rows(right), rows(down), 1.0)
     geom = GridGeometry(n, ((0, 0), (900, 0), (900, 900), (0, 900)), tuple(np.linspace(0, 900, n + 1)),
                         tuple(np.linspace(0, 900, n + 1)), homography=np.eye(3))
-    return Trace(geometry=geom, drawn=layout)
+    return Reached(geometry=geom, drawn=layout)
 
 
 @pytest.mark.parametrize("n,tall", [(9, 3), (6, 2), (6, 3), (4, 2)])
@@ -172,11 +172,20 @@ def test_a_sudoku_is_known_by_its_boxes_even_with_a_few_borders_missed(n, tall):
     wide = n // tall
     right = np.tile(((np.arange(n) + 1) % wide == 0), (n, 1))
     down = np.tile(((np.arange(n) + 1) % tall == 0)[:, None], (1, n))
-    assert is_sudoku(_traced(n, right, down))
+    assert is_sudoku(_drawn(n, right, down))
     if n == 9:  # a box line half missed, a cell line taken for one: 6 of 144 edges
         right[0:4, 5] = False
         down[1, 3:5] = True
-        assert is_sudoku(_traced(n, right, down))
+        assert is_sudoku(_drawn(n, right, down))
+
+
+def _kenken_drawn(n: int, seed: int):
+    """A random KenKen's puzzle, and what a reading reached: its size and its cages as drawn."""
+    puzzle, _ = random_puzzle(n, seed=seed, unique=False)
+    where = {cell: k for k, cage in enumerate(puzzle.cages) for cell in cage.cells}
+    right = np.array([[c == n - 1 or where[(r, c)] != where[(r, c + 1)] for c in range(n)] for r in range(n)])
+    down = np.array([[r == n - 1 or where[(r, c)] != where[(r + 1, c)] for c in range(n)] for r in range(n)])
+    return puzzle, _drawn(n, right, down)
 
 
 @pytest.mark.parametrize("n", [4, 6, 8, 9])
@@ -184,11 +193,38 @@ def test_a_kenkens_cages_are_no_sudoku(n):
     from kkvision.vision.read import is_sudoku
 
     for seed in range(30):
-        puzzle, _ = random_puzzle(n, seed=seed, unique=False)
-        where = {cell: k for k, cage in enumerate(puzzle.cages) for cell in cage.cells}
-        right = np.array([[c == n - 1 or where[(r, c)] != where[(r, c + 1)] for c in range(n)] for r in range(n)])
-        down = np.array([[r == n - 1 or where[(r, c)] != where[(r + 1, c)] for c in range(n)] for r in range(n)])
-        assert not is_sudoku(_traced(n, right, down)), seed
+        assert not is_sudoku(_kenken_drawn(n, seed)[1]), seed
+
+
+def test_a_refused_grid_is_judged_by_what_its_reading_reached_and_traces_are_only_written(monkeypatch):
+    """read.py judges a refused grid by the frozen record its reading returns (stages.Reached), with
+    no Trace asked for: on a page of a sudoku and a KenKen, both refused, the sudoku (its cages as drawn
+    are its boxes) is left out and the KenKen kept, its labels as read in the Refusal.  Traces, when
+    asked for, are written from those records and change nothing read."""
+    from dataclasses import fields, replace
+
+    from kkvision.errors import ClueUnreadable
+    from kkvision.vision import read
+    from kkvision.vision.stages import ClueReading, Reached, Refusal, Trace, VisionOptions
+
+    n = 9
+    boxes = np.tile((np.arange(n) + 1) % 3 == 0, (n, 1))
+    sudoku = _drawn(n, boxes, boxes.T.copy())
+    puzzle, kenken = _kenken_drawn(n, 0)
+    kenken = replace(kenken, clues=tuple(ClueReading(cage.cells, ((cage.label, 1.0),)) for cage in puzzle.cages))
+    errors = {1: ClueUnreadable("the sudoku's"), 2: ClueUnreadable("the KenKen's")}
+    records = {1: sudoku, 2: kenken}
+    monkeypatch.setattr(read, "searches", lambda image: iter([[(sudoku.geometry, None), (kenken.geometry, None)]]))
+    monkeypatch.setattr(read, "_read_grid", lambda image, geom, square, name, opts: read.Attempt(
+        records[int(name[-1])], errors[int(name[-1])]))
+    traces: dict[int, Trace] = {}
+    for asked in (None, traces):
+        count, [(k, refusal)] = read.read_page(np.zeros((9, 9), np.uint8), "x", VisionOptions(), traces=asked)
+        assert (count, k) == (2, 2) and isinstance(refusal, Refusal) and refusal.error is errors[2]
+        assert refusal.seen is not None and [cage for _, cage, _ in refusal.seen.cages] == list(puzzle.cages)
+    assert [f.name for f in fields(Trace)] == [f.name for f in fields(Reached)]
+    for k, reached in records.items():
+        assert all(getattr(traces[k], f.name) is getattr(reached, f.name) for f in fields(Reached)), k
 
 
 @pytest.mark.parametrize("angle", [-1.5, 1.2])
@@ -239,13 +275,13 @@ def test_a_sudoku_thumbnail_found_as_a_3x3_of_its_boxes_is_a_sudoku_and_a_3x3_ke
     out as a 3x3 grid, its givens read as labels.  Traced in full, each of its cells is crossed by
     lines at its thirds; a KenKen's cells never are (labels, answers, no lines through them)."""
     from kkvision.vision.read import is_sudoku
-    from kkvision.vision.stages import GridGeometry, Trace
+    from kkvision.vision.stages import GridGeometry, Reached
 
     geom = GridGeometry(3, ((0, 0), (900, 0), (900, 900), (0, 900)), (0, 300, 600, 900), (0, 300, 600, 900),
                         homography=np.eye(3))
-    assert is_sudoku(Trace(geometry=geom, square=_square(9, 3, text=False)))
-    assert not is_sudoku(Trace(geometry=geom, square=_square(3, 1, text=True)))
-    assert not is_sudoku(Trace(geometry=geom, square=_square(3, 1, text=False)))
+    assert is_sudoku(Reached(geometry=geom, square=_square(9, 3, text=False)))
+    assert not is_sudoku(Reached(geometry=geom, square=_square(3, 1, text=True)))
+    assert not is_sudoku(Reached(geometry=geom, square=_square(3, 1, text=False)))
 
 
 @pytest.mark.parametrize("light_on_dark", [False, True])
@@ -255,7 +291,7 @@ def test_cage_fills_of_a_few_shades_are_no_crossword_blocks_and_solid_cells_are(
     where the shades spread as far as its ink.  The square is dark ink on light paper either way
     (GridGeometry.square turns a dark theme's negative); cells filled solid are blocks either way."""
     from kkvision.vision.read import is_crossword
-    from kkvision.vision.stages import GridGeometry, Trace
+    from kkvision.vision.stages import GridGeometry, Reached
 
     n, step = 8, 900 / 8
     lines = tuple(k * step for k in range(n + 1))
@@ -269,7 +305,7 @@ def test_cage_fills_of_a_few_shades_are_no_crossword_blocks_and_solid_cells_are(
         at = int(round(k * step))
         square[:, max(0, at - 3):at + 4] = 20
         square[max(0, at - 3):at + 4, :] = 20
-    assert not is_crossword(Trace(geometry=geom, square=square))
+    assert not is_crossword(Reached(geometry=geom, square=square))
     for r, c in ((1, 2), (4, 5), (6, 0), (2, 7), (7, 3)):
         square[int(r * step) + 4:int((r + 1) * step) - 3, int(c * step) + 4:int((c + 1) * step) - 3] = 25
-    assert is_crossword(Trace(geometry=geom, square=square))
+    assert is_crossword(Reached(geometry=geom, square=square))

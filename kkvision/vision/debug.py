@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import OutputError
 from ..vocab import DEBUG_PICTURES
-from .stages import SIDE, Trace
+from .stages import SIDE, Reached, Trace
 
 SEARCH, GRID, WARPED, CONTENTS, CAGES, CLUES = DEBUG_PICTURES  # the file names, said once (vocab.py)
 
@@ -50,9 +50,9 @@ def _bgr(square: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(square, cv2.COLOR_GRAY2BGR) if square.ndim == 2 else square.copy()
 
 
-def write_stages(folder: Path, image: np.ndarray, trace: Trace) -> None:
-    """01_grid.png .. 05_clues.png: each stage the trace reached, drawn."""
-    geom, square, layout, clues = trace.geometry, trace.square, trace.layout, trace.clues
+def write_stages(folder: Path, image: np.ndarray, reached: Reached | Trace) -> None:
+    """01_grid.png .. 05_clues.png: each stage a reading reached (or a trace holds), drawn."""
+    geom, square, layout, clues = reached.geometry, reached.square, reached.layout, reached.clues
     if geom is None or square is None:
         return
     _folder(folder)
@@ -70,11 +70,12 @@ def write_stages(folder: Path, image: np.ndarray, trace: Trace) -> None:
     for y in geom.ys:
         cv2.line(lines, (0, int(y)), (lines.shape[1], int(y)), (255, 0, 0), 1)
     _save(folder / WARPED, lines)
-    if trace.contents is not None:  # the square as read, with the ink taken out of it shown in red
+    contents = reached.contents
+    if contents is not None:  # the square as read, with the ink taken out of it shown in red
         written = _bgr(square)
-        if trace.contents.ink is not None:
-            written[trace.contents.ink > 0] = (0.5 * written[trace.contents.ink > 0] + (0, 0, 127)).astype(np.uint8)
-        for r, c in trace.contents.written:
+        if contents.ink is not None:
+            written[contents.ink > 0] = (0.5 * written[contents.ink > 0] + (0, 0, 127)).astype(np.uint8)
+        for r, c in contents.written:
             x0, y0, x1, y1 = (int(v) for v in geom.cell_box(r, c))
             cv2.rectangle(written, (x0 + 2, y0 + 2), (x1 - 2, y1 - 2), (0, 0, 255), 1)
         _save(folder / CONTENTS, written)

@@ -10,15 +10,19 @@
   reading.resolve        the most probable reading that has a solution, and its odds: Resolution
   borders.check_borders  would an unsure border, called the other way, give another answer?
 
-Every object handed between these is in stages.py.  A grid that gives no
-answer is a Refusal holding the error and what had been read by then.
+Every object handed between these is in stages.py.  Each reading of a grid
+gives an Attempt: what its stages reached (stages.Reached) and its answer or
+the error it was refused with; a refused one is judged by what it reached
+(a sudoku, a crossword, a keypad: left out).  A grid that gives no answer is
+a Refusal holding the error and what had been read by then.  A caller's Trace
+is written once, from the Attempt a grid was answered or refused with.
 """
 
 from __future__ import annotations
 
 import logging
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -48,6 +52,7 @@ from .stages import (
     Contents,
     GivenLabel,
     GridGeometry,
+    Reached,
     Reading,
     Refusal,
     Trace,
@@ -94,6 +99,14 @@ TURN_CLUED = 0.5  # a way round that no label model reads as a puzzle is read by
                  # read as clues for this many more of its cages than upright (a side's labels read as nothing)
 
 
+@dataclass(frozen=True)
+class Attempt:
+    """One reading of a grid: what its stages reached, and its answer or the error it was refused with."""
+
+    reached: Reached
+    outcome: Reading | KkvisionError
+
+
 def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | None = None,
               traces: dict[int, Trace] | None = None) -> tuple[int, list[tuple[int, Reading | Refusal]]]:
     """How many puzzle grids the picture holds, and what was read from each
@@ -105,27 +118,24 @@ def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | Non
     look that solves a grid is taken, else the first refusals of a grid that looks
     like a KenKen (labels where its cages start), else the first refusals.  `traces`, when given, gets
     each puzzle's stages as read (by its number), a refused one's too: a record (the benchmarks'
-    per-stage scores, through pipeline.read_source) that changes nothing read."""
+    per-stage scores, through pipeline.read_source) that is only written, once the page is read."""
     first = 0  # how many grids the first search that found any found
     held: tuple[int, list[tuple[int, Reading | Refusal]]] | None = None
-    held_bare, held_traces = True, {}
+    held_bare, held_reached = True, {}
     for grids in searches(image):
         if not grids:
             continue
         first = first or len(grids)
-        read: dict[int, Trace] = {}
-        out, bare = _read_grids(image, grids, name, opts, only, read)
+        out, bare, reached = _read_grids(image, grids, name, opts, only)
         if out and only is None and all(isinstance(r, Refusal) for _, r in out):
             if held is None or held_bare and not bare:  # the KenKen may be in a later look
-                held, held_bare, held_traces = (len(grids), out), bare, read
+                held, held_bare, held_reached = (len(grids), out), bare, reached
             continue
         if out:
-            if traces is not None:
-                traces.update(read)
+            _traced(traces, reached)
             return len(grids), out
     if held is not None:
-        if traces is not None:
-            traces.update(held_traces)
+        _traced(traces, held_reached)
         return held
     if not first:
         if opts.debug_dir is not None:
@@ -139,16 +149,26 @@ def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | Non
                        " or a keypad?); crop closer to the KenKen")
 
 
+def _traced(traces: dict[int, Trace] | None, reached: dict[int, Reached]) -> None:
+    """Each puzzle's trace, when `traces` is given: what the reading it was answered or refused with reached."""
+    if traces is not None:
+        for k, one in reached.items():
+            traces[k] = Trace()
+            traces[k].took(one)
+
+
 def _read_grids(image: np.ndarray, grids: list[tuple[GridGeometry, np.ndarray]], name: str, opts: VisionOptions,
-                only: int | None, traces: dict[int, Trace]) -> tuple[list[tuple[int, Reading | Refusal]], bool]:
+                only: int | None) -> tuple[list[tuple[int, Reading | Refusal]], bool, dict[int, Reached]]:
     """What was read from each of a page's grids, numbered from 1; a grid that
-    is no KenKen (a sudoku, or on a page of several a keypad) is left out.  And
-    whether every grid kept was refused without labels in its cages' first
-    cells (a keypad's keys, or a KenKen too blurred to read).  Each grid's
-    stages as read go in `traces`, by its number."""
+    is no KenKen (a sudoku, or on a page of several a keypad) is left out, as
+    judged by what its refused reading reached.  And whether every grid kept
+    was refused without labels in its cages' first cells (a keypad's keys, or
+    a KenKen too blurred to read).  And what each grid's reading reached (a
+    grid left out's too), by its number."""
     count = len(grids)
     _check_choice(count, only, opts.labels)
     out: list[tuple[int, Reading | Refusal]] = []
+    reached: dict[int, Reached] = {}
     bare = 0  # grids refused that do not look like a KenKen
     for k, (geom, square) in enumerate(grids, 1):
         if only is not None and k != only:
@@ -156,25 +176,26 @@ def _read_grids(image: np.ndarray, grids: list[tuple[GridGeometry, np.ndarray]],
         one = replace(opts, labels=tuple(lb for lb in opts.labels if lb.puzzle in (None, k)))
         if count > 1 and opts.debug_dir is not None:
             one = replace(one, debug_dir=opts.debug_dir / DEBUG_PUZZLE_FOLDER.format(k))
-        trace = traces[k] = Trace()
-        try:
-            out.append((k, read_grid(image, geom, square, f"{name} #{k}" if count > 1 else name, one, trace)))
-        except KkvisionError as exc:
-            kenken = looks_like_kenken(trace)
-            if only is None and (is_sudoku(trace) or is_crossword(trace) or count > 1 and not kenken):
-                log.info("%s #%d: not a KenKen (a sudoku's boxes, a crossword's blocks, or no cage labels: a"
-                         " keypad), left out", name, k)
-                continue
-            bare += not kenken
-            out.append((k, Refusal(exc, geom, as_read(trace))))
-    return out, bool(out) and bare == len(out)
+        attempt = _read_grid(image, geom, square, f"{name} #{k}" if count > 1 else name, one)
+        seen = reached[k] = attempt.reached
+        if not isinstance(attempt.outcome, KkvisionError):
+            out.append((k, attempt.outcome))
+            continue
+        kenken = looks_like_kenken(seen)
+        if only is None and (is_sudoku(seen) or is_crossword(seen) or count > 1 and not kenken):
+            log.info("%s #%d: not a KenKen (a sudoku's boxes, a crossword's blocks, or no cage labels: a"
+                     " keypad), left out", name, k)
+            continue
+        bare += not kenken
+        out.append((k, Refusal(attempt.outcome, geom, as_read(seen))))
+    return out, bool(out) and bare == len(out), reached
 
 
-def is_crossword(trace: Trace) -> bool:
+def is_crossword(reached: Reached) -> bool:
     """Are some of the grid's cells filled solid with ink: a crossword's blocks?  No KenKen
     has one (a selected or highlighted cell is a light tint; an answer or a label leaves
     most of a cell's middle paper).  Its clue numbers read like hidden-operator labels."""
-    geom, gray = trace.geometry, trace.square  # ink dark on light paper (a dark theme's square is its negative)
+    geom, gray = reached.geometry, reached.square  # dark ink on light paper (a dark theme's square: its negative)
     if geom is None or gray is None:
         return False
     n = geom.size
@@ -189,7 +210,7 @@ def is_crossword(trace: Trace) -> bool:
     return paper - ink > 0 and filled >= max(CROSSWORD_BLOCKS[0], CROSSWORD_BLOCKS[1] * n * n)
 
 
-def is_sudoku(trace: Trace) -> bool:
+def is_sudoku(reached: Reached) -> bool:
     """Are the grid's cages as drawn n regions of n cells each: a sudoku's boxes
     (or a jigsaw sudoku's regions)?  No KenKen is drawn so: every cage would be
     a whole row's worth of digits, its label the same sum for all.  Or do its
@@ -198,13 +219,13 @@ def is_sudoku(trace: Trace) -> bool:
     cages alone, so a sudoku with its givens read as labels is known too.  Or
     are the grid's cells a sudoku's boxes, crossed by its cell lines at their
     thirds (_finer_lattice)?"""
-    layout, geom = trace.drawn, trace.geometry
+    layout, geom = reached.drawn, reached.geometry
     if geom is None:
         return False
     if layout is not None and geom.size >= MIN_SUDOKU and _boxes_drawn(layout, geom.size):
         return True
     # last, as it measures the square again (the cage tests above reuse what was found)
-    return trace.square is not None and _finer_lattice(trace.square, geom.size)
+    return reached.square is not None and _finer_lattice(reached.square, geom.size)
 
 
 def _boxes_drawn(layout: CageLayout, n: int) -> bool:
@@ -240,13 +261,13 @@ def _finer_lattice(square: np.ndarray, n: int) -> bool:
     return lines >= FINER_SHARE * 2 * n * (FINER - 1)
 
 
-def looks_like_kenken(trace: Trace) -> bool:
+def looks_like_kenken(reached: Reached) -> bool:
     """Did the reading get far enough to say, and do the grid's cages have labels
     in their first cells?  A sudoku's boxes and a keypad's keys read as empty there."""
-    if trace.clues is None or not trace.clues:
+    if reached.clues is None or not reached.clues:
         return True  # not known: a refusal before the labels stays a refusal
-    labelled = sum(1.0 - sum(p for t, p in rd.texts if t == "") >= 0.5 for rd in trace.clues)
-    return labelled >= KENKEN_LABELLED * len(trace.clues)
+    labelled = sum(1.0 - sum(p for t, p in rd.texts if t == "") >= 0.5 for rd in reached.clues)
+    return labelled >= KENKEN_LABELLED * len(reached.clues)
 
 
 def _check_choice(count: int, only: int | None, labels: tuple[GivenLabel, ...]) -> None:
@@ -290,7 +311,20 @@ class _Ways:
 
 def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOptions,
               trace: Trace | None = None) -> Reading:
-    """What was read from one grid found in the picture, and its answer.
+    """What was read from one grid found in the picture, and its answer (_read_grid's): the error it
+    was refused with raised.  `trace`, when given, takes what the reading it was answered or refused
+    with reached."""
+    attempt = _read_grid(image, geom, square, name, opts)
+    if trace is not None:
+        trace.took(attempt.reached)
+    if isinstance(attempt.outcome, KkvisionError):
+        raise attempt.outcome
+    return attempt.outcome
+
+
+def _read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOptions
+               ) -> Attempt:
+    """What was read from one grid found in the picture, and its answer, or why it gave none.
 
     What is written in the cells besides labels (contents.py) is taken out
     first when it is surely written: in at least WRITTEN_WHERE_NO_LABEL cells
@@ -306,10 +340,10 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
     Each reading is _read_turns', with --time-limit for
     its solver runs (a grid read both ways may take twice that).  A grid that
     neither reading answers is refused as it is read as it is (its error and
-    trace: what is a sudoku, a crossword or a keypad is judged on that), or,
-    when its writing was sure, as read cleaned if that looks like a KenKen
-    (_refusing_way)."""
-    trace = Trace() if trace is None else trace
+    what it reached: what is a sudoku, a crossword or a keypad is judged on
+    that), or, when its writing was sure, as read cleaned if that looks like
+    a KenKen (_refusing_way).  The debug pictures show what the attempt taken
+    reached (nothing when the two readings' answers differ)."""
     log.info("%s: %dx%d grid found", name, geom.size, geom.size)
     try:
         cleaned = _Ways(geom, square, cleaned=True)
@@ -317,47 +351,53 @@ def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: s
         ways = [_Ways(geom, square, cleaned=False)] + ([cleaned] if written.written else [])
         if written.written and len(unlabelled(written, find_cages(square, geom)[0])) >= WRITTEN_WHERE_NO_LABEL:
             ways.reverse()
-        refused: dict[bool, tuple[KkvisionError, Trace]] = {}  # each reading's refusal, by whether cleaned
-        answered: list[tuple[_Ways, Reading, Trace]] = []
-        for way in ways:
-            tried = Trace()
-            try:
-                with time_budget(opts.time_limit):  # one --time-limit for all the solver runs of one reading
-                    answered.append((way, _read_turns(way, name, opts, tried), tried))
-            except KkvisionError as exc:
-                refused[way.cleaned] = (exc, tried)
-                continue
-            if not way.cleaned or not _lost_label(answered[-1][1]):
-                break  # read as it is, or with the writing out and every label as read: no need of the other
-        if not answered:
-            exc, tried = refused[_refusing_way(ways, refused)]
-            trace.__dict__.update(tried.__dict__)
-            raise exc
-        way, reading, tried = answered[-1]
-        if len(answered) == 2:  # the writing taken out lost a label that the grid as it is reads
-            if answered[0][1].grid != reading.grid:
-                raise UncertainReading("the grid read with what is written in its cells taken out and as it is gives"
-                                       " two answers; check the labels with --debug-dir, or give them with --label")
-            log.info("%s: read as it is, as with the writing taken out, where a label was lost", name)
-        trace.__dict__.update(tried.__dict__)
-        if way is not ways[0]:
-            log.info("%s: read %s", name, "with the writing taken out" if way.cleaned else "as it is")
-        return reading
-    finally:
-        if opts.debug_dir is not None:
-            from .debug import write_stages
+    except KkvisionError as exc:
+        return Attempt(Reached(), exc)
+    refused: dict[bool, Attempt] = {}  # each reading's refusal, by whether cleaned
+    answered: list[tuple[_Ways, Reading, Reached]] = []
+    for way in ways:
+        with time_budget(opts.time_limit):  # one --time-limit for all the solver runs of one reading
+            attempt = _read_turns(way, name, opts)
+        if isinstance(attempt.outcome, KkvisionError):
+            refused[way.cleaned] = attempt
+            continue
+        answered.append((way, attempt.outcome, attempt.reached))
+        if not way.cleaned or not _lost_label(attempt.outcome):
+            break  # read as it is, or with the writing out and every label as read: no need of the other
+    attempt = _taken(ways, refused, answered, name)
+    if opts.debug_dir is not None:
+        from .debug import write_stages
 
-            write_stages(opts.debug_dir, image, trace)
+        write_stages(opts.debug_dir, image, attempt.reached)
+    return attempt
 
 
-def _refusing_way(ways: list[_Ways], refused: dict[bool, tuple[KkvisionError, Trace]]) -> bool:
-    """Which reading's refusal (and trace) a grid that neither answers is refused with: as it is,
-    unless the writing was sure (read cleaned first) and with it taken out the grid looks like a
-    KenKen (labels in its cages' first cells): then that one, so that a page's KenKen filled in with
-    big answers is refused as one, not left out as a keypad for the labels the answers hid.  What is a
-    sudoku or a crossword stays judged as it is (their givens taken out leave no labels)."""
-    return bool(ways[0].cleaned and True in refused and refused[True][1].clues
-                and looks_like_kenken(refused[True][1]))
+def _taken(ways: list[_Ways], refused: dict[bool, Attempt], answered: list[tuple[_Ways, Reading, Reached]],
+           name: str) -> Attempt:
+    """The attempt a grid is answered or refused with, of its readings (_read_grid's ways, in the order
+    read): their refusals by whether cleaned, and the ones answered (with what each reached)."""
+    if not answered:
+        return refused[_refusing_way(ways, refused)]
+    way, reading, reached = answered[-1]
+    if len(answered) == 2:  # the writing taken out lost a label that the grid as it is reads
+        if answered[0][1].grid != reading.grid:
+            return Attempt(Reached(), UncertainReading(
+                "the grid read with what is written in its cells taken out and as it is gives two answers;"
+                " check the labels with --debug-dir, or give them with --label"))
+        log.info("%s: read as it is, as with the writing taken out, where a label was lost", name)
+    if way is not ways[0]:
+        log.info("%s: read %s", name, "with the writing taken out" if way.cleaned else "as it is")
+    return Attempt(reached, reading)
+
+
+def _refusing_way(ways: list[_Ways], refused: dict[bool, Attempt]) -> bool:
+    """Which reading's refusal a grid that neither answers is refused with: as it is, unless the
+    writing was sure (read cleaned first) and with it taken out the grid looks like a KenKen (labels
+    in its cages' first cells): then that one, so that a page's KenKen filled in with big answers is
+    refused as one, not left out as a keypad for the labels the answers hid.  What is a sudoku or a
+    crossword stays judged as it is (their givens taken out leave no labels)."""
+    return bool(ways[0].cleaned and True in refused and refused[True].reached.clues
+                and looks_like_kenken(refused[True].reached))
 
 
 def _lost_label(reading: Reading) -> bool:
@@ -365,68 +405,66 @@ def _lost_label(reading: Reading) -> bool:
     return any(d.how in ("changed", "not read") for d in reading.labels)
 
 
-def _read_turns(way: _Ways, name: str, opts: VisionOptions, trace: Trace) -> Reading:
+def _read_turns(way: _Ways, name: str, opts: VisionOptions) -> Attempt:
     """The grid read upright; when its labels cannot be read as a puzzle so, the square is turned a
     quarter, a half and three quarters (a picture taken on its side with no orientation tag): the one
     way round whose labels give an answer is taken.  Before turning, the second label model reads it
-    upright (labels.SECOND_MODEL)."""
-    try:
-        return _read_once(way(0), name, opts, trace)
-    except TURN_WHEN as upright:
-        tries = [trace]
-        retried = _retried(way(0), name, opts, tries, UPRIGHT_RETRIES, trace.drawn)
-        if retried is not None:
-            reading, second = retried
-            trace.__dict__.update(second.__dict__)
-            log.info("%s: %s", name, reading.notes[0])
-            return reading
-        found, tried = [], []
-        for k in TURNS:
-            turned = Trace()
-            try:
-                found.append((k, _read_once(way(k), name, opts, turned), turned))
-            except KkvisionError:
-                tried.append((k, turned))
-        if not found and tried:  # the way round whose labels read best, read again as upright is
-            found = _turned_again(way, name, opts, trace, tries, tried)
-        if len(found) != 1:
-            raise upright from None
-        k, reading, turned = found[0]
-        trace.__dict__.update(turned.__dict__)
-        log.info("%s: read turned %d degrees", name, 90 * k)
-        return replace(reading, notes=(f"the puzzle is on its side in the picture: read it turned {90 * k}"
-                                       " degrees counterclockwise",) + reading.notes)
+    upright (labels.SECOND_MODEL).  Refused as upright when no way round answers, or more than one."""
+    upright = _read_once(way, 0, name, opts)
+    if not isinstance(upright.outcome, TURN_WHEN):
+        return upright
+    tries = [upright.reached]
+    retried = _retried(way, 0, name, opts, tries, UPRIGHT_RETRIES, upright.reached.drawn)
+    if retried is not None:
+        reading, second = retried
+        log.info("%s: %s", name, reading.notes[0])
+        return Attempt(second, reading)
+    found: list[tuple[int, Reading, Reached]] = []
+    tried: list[tuple[int, Reached]] = []
+    for k in TURNS:
+        turned = _read_once(way, k, name, opts)
+        if isinstance(turned.outcome, KkvisionError):
+            tried.append((k, turned.reached))
+        else:
+            found.append((k, turned.outcome, turned.reached))
+    if not found and tried:  # the way round whose labels read best, read again as upright is
+        found = _turned_again(way, name, opts, upright.reached, tries, tried)
+    if len(found) != 1:
+        return upright
+    k, reading, reached = found[0]
+    log.info("%s: read turned %d degrees", name, 90 * k)
+    return Attempt(reached, replace(reading, notes=(f"the puzzle is on its side in the picture: read it turned"
+                                                    f" {90 * k} degrees counterclockwise",) + reading.notes))
 
 
-def _retried(way: tuple[GridGeometry, np.ndarray, Contents], name: str, opts: VisionOptions, tries: list[Trace],
-             retries: tuple[tuple[bool | str, str], ...], drawn: CageLayout | None) -> tuple[Reading, Trace] | None:
-    """The grid read again by each of `retries` (a label model and the note an answer it gives carries) in
-    turn, the first that reads it as a puzzle, with its note and trace; None when none does.  Each try's
-    trace is added to `tries`; both models together (BOTH, MOVED) only when one try so far read at least
-    BOTH_CLUED of the cages' labels as clues (neither did: a grid on its side, for the turns)."""
+def _retried(way: _Ways, k: int, name: str, opts: VisionOptions, tries: list[Reached],
+             retries: tuple[tuple[bool | str, str], ...], drawn: CageLayout | None
+             ) -> tuple[Reading, Reached] | None:
+    """The grid k quarters round read again by each of `retries` (a label model and the note an answer it
+    gives carries) in turn, the first that reads it as a puzzle, with its note and what it reached; None
+    when none does.  What each try reached is added to `tries`; both models together (BOTH, MOVED) only
+    when one try so far read at least BOTH_CLUED of the cages' labels as clues (neither did: a grid on its
+    side, for the turns)."""
     for model, note in retries:
         if model in (BOTH, MOVED) and max(map(_clued, tries)) < BOTH_CLUED:
             continue
-        second = Trace()
-        tries.append(second)
-        try:
-            reading = _read_once(way, name, opts, second, second_model=model, drawn=drawn)
-        except KkvisionError:
-            continue
-        return replace(reading, notes=(note,) + reading.notes), second
+        second = _read_once(way, k, name, opts, second_model=model, drawn=drawn)
+        tries.append(second.reached)
+        if not isinstance(second.outcome, KkvisionError):
+            return replace(second.outcome, notes=(note,) + second.outcome.notes), second.reached
     return None
 
 
-def _turned_again(way: _Ways, name: str, opts: VisionOptions, upright: Trace,
-                  upright_tries: list[Trace], tried: list[tuple[int, Trace]]) -> list[tuple[int, Reading, Trace]]:
+def _turned_again(way: _Ways, name: str, opts: VisionOptions, upright: Reached, upright_tries: list[Reached],
+                  tried: list[tuple[int, Reached]]) -> list[tuple[int, Reading, Reached]]:
     """No way round read as a puzzle by the first label model: the way round whose labels it read as
     clues for the most cages, when TURN_CLUED more than upright, is read again as an upright grid is
     (UPRIGHT_RETRIES: the second model, then both together, then both from moved crops); else the way
     round whose labels the second model reads as clues for the most cages, when TURN_CLUED more than it
     did upright (a theme's labels the first model hardly reads either way round), likewise.  [] when none."""
-    def again(k: int, tries: list[Trace], retries: tuple[tuple[bool | str, str], ...]
-              ) -> list[tuple[int, Reading, Trace]]:
-        retried = _retried(way(k), name, opts, tries, retries, tries[0].drawn)
+    def again(k: int, tries: list[Reached], retries: tuple[tuple[bool | str, str], ...]
+              ) -> list[tuple[int, Reading, Reached]]:
+        retried = _retried(way, k, name, opts, tries, retries, tries[0].drawn)
         return [] if retried is None else [(k, *retried)]
 
     k, turned = max(tried, key=lambda kt: _clued(kt[1]))
@@ -436,64 +474,64 @@ def _turned_again(way: _Ways, name: str, opts: VisionOptions, upright: Trace,
         return []
     if _clued(upright_tries[1]) + TURN_CLUED > 1.0:  # no way round can read as clues for that many more
         return []
-    seconds: list[tuple[int, Trace, Trace, Reading | None]] = []
-    for k, turned in tried:
-        second = Trace()
-        try:
-            reading: Reading | None = _read_once(way(k), name, opts, second, second_model=True, drawn=turned.drawn)
-        except KkvisionError:
-            reading = None
-        seconds.append((k, turned, second, reading))
-    k, turned, second, reading = max(seconds, key=lambda kt: _clued(kt[2]))
-    if _clued(second) < _clued(upright_tries[1]) + TURN_CLUED:
+    seconds = [(k, turned, _read_once(way, k, name, opts, second_model=True, drawn=turned.drawn))
+               for k, turned in tried]
+    k, turned, second = max(seconds, key=lambda kt: _clued(kt[2].reached))
+    if _clued(second.reached) < _clued(upright_tries[1]) + TURN_CLUED:
         return []
-    if reading is not None:
-        return [(k, replace(reading, notes=(UPRIGHT_RETRIES[0][1],) + reading.notes), second)]
-    return again(k, [turned, second], UPRIGHT_RETRIES[1:])
+    if not isinstance(second.outcome, KkvisionError):
+        reading = second.outcome
+        return [(k, replace(reading, notes=(UPRIGHT_RETRIES[0][1],) + reading.notes), second.reached)]
+    return again(k, [turned, second.reached], UPRIGHT_RETRIES[1:])
 
 
-def _clued(trace: Trace) -> float:
+def _clued(reached: Reached) -> float:
     """The share of the cages whose label's first reading is a clue for them (0 when none were read)."""
-    if not trace.clues or trace.geometry is None:
+    if not reached.clues or reached.geometry is None:
         return 0.0
-    return (len(trace.clues) - len(unclued(trace.geometry.size, trace.clues))) / len(trace.clues)
+    return (len(reached.clues) - len(unclued(reached.geometry.size, reached.clues))) / len(reached.clues)
 
 
-def _read_once(way: tuple[GridGeometry, np.ndarray, Contents], name: str, opts: VisionOptions, trace: Trace,
-               second_model: bool | str = False, drawn: CageLayout | None = None) -> Reading:
-    """The grid read one way round (its geometry, its square with what is written in its cells taken
-    out, and that): cages (`drawn`: as found already, the same
+def _read_once(way: _Ways, k: int, name: str, opts: VisionOptions, second_model: bool | str = False,
+               drawn: CageLayout | None = None) -> Attempt:
+    """The grid read k quarters round (its geometry, its square with what is written in its cells taken
+    out, and that: way(k)): cages (`drawn`: as found already, the same
     way round), labels (by the second label model when `second_model`, by both
-    together when it is readers.BOTH, from moved crops too when readers.MOVED), the reading and its answer."""
-    geom, square, contents = way
-    trace.geometry, trace.square, trace.contents = geom, square, contents
-    if contents.written:
-        log.info("%s: something is written in %d cells besides labels; taken out", name, len(contents.written))
-    labels = reader(opts.ocr, second_model)
-    if drawn is None:  # the labels read (the network's pass frees the interpreter) while the cages are found
-        with ThreadPoolExecutor(1, thread_name_prefix="kkvision-labels") as beside:  # its end waits for the read,
-            reading = beside.submit(read_cells, square, geom, labels)             # also when the cages failed
-            layout = find_cages(square, geom)[0]
-            load_cp_model()  # and the solver imported while the network finishes (a new process's first picture)
-        cells = reading.result()
-    else:
-        layout, cells = drawn, read_cells(square, geom, labels)
-    trace.drawn = layout
-    layout = agree_with_labels(layout, cells)
-    trace.layout = layout
-    log.info("%s: %d cages", name, len(layout.cages))
-    clues = given_labels(read_clues(square, geom, layout, cells, labels), opts.labels)
-    trace.clues, trace.processes = clues, labels.processes
-    log.info("%s: labels read (%s) with %d tesseract process(es): %s", name, labels.name, labels.processes,
-             " ".join(c.text or "?" for c in clues))
-    _mended_too_much(layout)
-    res = resolve(geom.size, clues, opts.time_limit)
-    check_borders(layout, cells, res.grid, opts.time_limit)
+    together when it is readers.BOTH, from moved crops too when readers.MOVED), the reading and its answer;
+    or the error it was refused with, and what its stages reached by then."""
+    reached = Reached()
+    try:
+        geom, square, contents = way(k)
+        reached = Reached(geom, square, contents)
+        if contents.written:
+            log.info("%s: something is written in %d cells besides labels; taken out", name, len(contents.written))
+        labels = reader(opts.ocr, second_model)
+        if drawn is None:  # the labels read (the network's pass frees the interpreter) while the cages are found
+            with ThreadPoolExecutor(1, thread_name_prefix="kkvision-labels") as beside:  # its end waits for
+                reading = beside.submit(read_cells, square, geom, labels)  # the read, also when the cages failed
+                layout = find_cages(square, geom)[0]
+                load_cp_model()  # and the solver imported while the network finishes (a process's first picture)
+            cells = reading.result()
+        else:
+            layout, cells = drawn, read_cells(square, geom, labels)
+        reached = replace(reached, drawn=layout)
+        layout = agree_with_labels(layout, cells)
+        reached = replace(reached, layout=layout)
+        log.info("%s: %d cages", name, len(layout.cages))
+        clues = given_labels(read_clues(square, geom, layout, cells, labels), opts.labels)
+        reached = replace(reached, clues=clues, processes=labels.processes)
+        log.info("%s: labels read (%s) with %d tesseract process(es): %s", name, labels.name, labels.processes,
+                 " ".join(c.text or "?" for c in clues))
+        _mended_too_much(layout)
+        res = resolve(geom.size, clues, opts.time_limit)
+        check_borders(layout, cells, res.grid, opts.time_limit)
+    except KkvisionError as exc:
+        return Attempt(reached, exc)
     notes = res.notes
     if layout.changed:
         notes = ("cage borders changed to agree with where the labels are: "
                  + ", ".join(map(str, layout.changed)),) + notes
-    return Reading(geom, layout, clues, res.puzzle, res.grid, notes, res.labels, res.odds)
+    return Attempt(reached, Reading(geom, layout, clues, res.puzzle, res.grid, notes, res.labels, res.odds))
 
 
 def _mended_too_much(layout: CageLayout) -> None:
@@ -507,14 +545,14 @@ def _mended_too_much(layout: CageLayout) -> None:
             cells=tuple(dict.fromkeys(ch.a for ch in layout.changed)))
 
 
-def as_read(trace: Trace) -> AsRead | None:
+def as_read(reached: Reached) -> AsRead | None:
     """The grid's puzzle as its labels were read (each cage's most probable
     clue, None where no reading can be one), when the reading got that far."""
-    if trace.geometry is None or trace.clues is None:
+    if reached.geometry is None or reached.clues is None:
         return None
-    n = trace.geometry.size
+    n = reached.geometry.size
     out = []
-    for rd in trace.clues:
+    for rd in reached.clues:
         best = next(((cage, p) for text, p in rd.texts
                      if (cage := clue_for(text, rd.cells, n, latin=rd.source != "given"))), None)
         out.append((rd.cells, best[0] if best else None, best[1] if best else 0.0))
