@@ -369,3 +369,25 @@ def test_a_right_answer_read_unsurely_is_read_again_from_its_ink_alone(filled, m
     assert seen == ([1] if first else [])  # read again: that cell alone
     assert ((2, 3) in written.unsure) == (judged == "unsure")
     assert written.answers[2][3] == (right if judged == "right" else 0)
+
+
+@pytest.mark.parametrize("p9,p_right,judged", [
+    (0.62, 0.36, "right"),  # 9 can be no 6x6's answer: given a digit the grid holds, the right one at 0.95
+    (0.8, 0.18, "unsure"),  # nearly all a digit the grid cannot hold: a confused reading, judged as read
+])
+def test_a_right_answer_is_judged_given_that_the_cell_holds_what_its_grid_can(filled, monkeypatch, p9, p_right,
+                                                                              judged):
+    """A 4 written with an open top, read 9 0.62 and 4 0.36 in a 6x6: no 6x6 cell holds a 9, so it is the
+    right 4 (answers._in_grid); read 9 at 0.8, less than IN_GRID is left for what a 6x6 holds: not judged,
+    and never wrong (the right digit is well above NOT_RIGHT)."""
+    from kkvision.vision.digits import NOTES
+
+    def reading(right):
+        out = np.full(NOTES + 1, (1.0 - p9 - p_right) / (NOTES - 1), np.float32)
+        out[9], out[right] = p9, p_right
+        return out
+
+    written, _ = _read_cell_as(monkeypatch, filled, reading, lambda right: [reading(right)])
+    right = filled[1][2][3]
+    assert ((2, 3) in written.unsure) == (judged == "unsure")
+    assert written.answers[2][3] == (right if judged == "right" else 0)
