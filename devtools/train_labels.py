@@ -497,7 +497,9 @@ def _cleaned(before: np.ndarray, after: np.ndarray, hand: np.ndarray, s: float, 
     vision/contents.py takes it out: its ink where it is no label's or line's (their ink in `before`:
     darker than the paper by KEPT_INK; with `crossed`, all its ink, the label's where the answer
     crossed it too), grown by contents.GROW of the cell side `s`, painted over by contents.fill
-    (the lattice's lines every `s` from the cell's top left `origin`)."""
+    (the lattice's lines every `s` from the cell's top left `origin`).  The content stage now also
+    closes the mask's small holes (contents.closed: the label's ink where an answer crossed it goes
+    too), which the `crossed` half of these stands for; the shipped label model was trained so."""
     from kkvision.vision.contents import LINE_BAND, PAINT_RADIUS, fill, grown
 
     kept = float(np.mean(paper)) - before.astype(np.float32).mean(2) > KEPT_INK

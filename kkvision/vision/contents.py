@@ -19,7 +19,8 @@ picture is read as its blank puzzle would be:
      probability that its ink is no label's (answer, notes, placeholder);
   3. pixels above INK, grown by GROW of a cell side (the network's pixels
      are coarse) and, in a blurred photo, on into the strokes' grey rim
-     (haloed), are painted over (fill): within LINE_BAND of a lattice
+     (haloed), with the mask's small holes (where an answer crossed a
+     label or a line: closed) are painted over (fill): within LINE_BAND of a lattice
      line along that line, so a cell line an answer crossed runs on under
      it, and elsewhere by inpainting from round them (cv2.inpaint) with
      the lines left out, so their ink is not smeared into the cell (it
@@ -51,6 +52,12 @@ BLURRED = 0.5  # ... only where the strokes are blurred past the mask: this shar
 HALO_FLOOR = 0.08  # of the square's contrast (paper to its darkest ink): darker than the paper by this is a rim
 HALO_DROP = 0.02  # ... and lighter by this than its neighbour in the mask: downhill, so the mask does not walk
                   # along the flat ink of a line or a label it touches, nor along the even grey beside a line
+# of the cell side: holes in the mask this small are painted over too.  Where an answer crosses a
+# label's stroke the network calls the crossing the label's ink; kept, inpainting spread its dark over
+# the answer's pixels round it into blobs read as labels' marks ('3-' read '3/', '11+' read '11/' on
+# hand-big book pages).  Closed, the label has a gap there, as the label model saw half its crossed
+# labels in training (devtools/train_labels.py CROSSED); a line's gap runs on (fill's LINE_BAND).
+CLOSE = 0.03
 PAINT_RADIUS = 0.03  # of the cell side: how far round a taken-out pixel inpainting looks
 PAPER = 90  # percentile of a square's grey levels (fill: of those neither taken out nor near a line) taken as its paper
 LINE_BAND = 0.12  # of the cell side: a taken-out pixel this near a lattice line may be on it (the heaviest cage
@@ -152,7 +159,15 @@ def clean(square: np.ndarray, geom: GridGeometry, contents: Contents) -> np.ndar
     if not contents.written or contents.ink is None or not contents.ink.any():
         return square
     side = _cell_side(geom)
-    return fill(square, contents.ink > 0, geom.xs, geom.ys, LINE_BAND * side, max(2.0, PAINT_RADIUS * side))
+    return fill(square, closed(contents.ink, side) > 0, geom.xs, geom.ys, LINE_BAND * side,
+                max(2.0, PAINT_RADIUS * side))
+
+
+def closed(ink: np.ndarray, side: float) -> np.ndarray:
+    """A mask of ink with its holes up to CLOSE of the cell `side` (px) across filled: where an answer
+    crossed a label's stroke or a line."""
+    r = max(1, int(round(CLOSE * side)))
+    return cv2.morphologyEx(ink, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
 
 
 def fill(gray: np.ndarray, mask: np.ndarray, xs: tuple[float, ...] | np.ndarray, ys: tuple[float, ...] | np.ndarray,
