@@ -102,7 +102,8 @@ def command() -> str:
 
 
 def commit() -> str:
-    """The checkout's commit (short), '+ changes' when tracked files differ from it."""
+    """The checkout's commit (short), '+ changes' when tracked files differ from it (the reports of
+    bench/results/ aside: a run of several benchmarks writes them as it goes)."""
     def git(*args: str) -> str:
         try:
             return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=30,
@@ -111,7 +112,8 @@ def commit() -> str:
             return ""
 
     head = git("rev-parse", "--short", "HEAD") or "unknown"
-    return head + (" + changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)bench/results")
+    return head + (" + changes" if changed else "")
 
 
 def _shown(path: Path) -> str:
