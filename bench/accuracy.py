@@ -5,7 +5,7 @@
 Renders `count` unique random puzzles (sizes 3..9 in turn) with devtools.synth
 in six styles (clean, screenshot, scan, photo, page, lowres) and two font sets: the fonts
 the glyph model was trained on and HELDOUT fonts it never saw.  For each
-image it runs the pipeline (reading each stage's result from its trace) and counts:
+image it runs the pipeline (reading what each stage reached: stages.Reached) and counts:
   size   grid found with the right n
   cages  every cage border right (given the size)
   clues  labels read right, over cages whose layout was right
@@ -38,7 +38,6 @@ from devtools.generate import random_puzzle  # noqa: E402
 from devtools.synth import HELDOUT_FONTS, STYLES, TRAIN_FONTS, available, render  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
 from kkvision.pipeline import Options  # noqa: E402
-from kkvision.vision.stages import Trace  # noqa: E402
 from kkvision.vocab import LABEL_READERS as OCR_ENGINES  # noqa: E402
 
 
@@ -56,14 +55,14 @@ def cases(count: int, seed: int):
 def run_one(data: bytes, puzzle, grid, engine: str) -> tuple[dict, str]:
     marks = {"size": False, "cages": False, "clues": 0, "clue_total": 0, "solved": False, "wrong": False}
     why = ""
-    trace = Trace()
-    result = None
-    try:
-        result = read_largest(Path("bench.png"), data, Options(ocr=engine, time_limit=20.0), trace)
-    except KkvisionError as exc:
-        why += f" {type(exc).__name__}"
-    marks["tesseract"] = trace.processes
-    geom, layout, clues = trace.geometry, trace.layout, trace.clues
+    got, reached = read_largest(Path("bench.png"), data, Options(ocr=engine, time_limit=20.0))
+    if isinstance(got, KkvisionError):
+        result = None
+        why += f" {type(got).__name__}"
+    else:
+        result = got
+    marks["tesseract"] = reached.processes
+    geom, layout, clues = reached.geometry, reached.layout, reached.clues
     marks["size"] = geom is not None and geom.size == puzzle.size
     if geom is not None and not marks["size"]:
         why += f" size {geom.size}"

@@ -55,7 +55,6 @@ from calibration import margin_table, widen  # noqa: E402
 
 from kkvision.errors import KkvisionError  # noqa: E402
 from kkvision.pipeline import Options  # noqa: E402
-from kkvision.vision.stages import Trace  # noqa: E402
 from kkvision.vocab import LABEL_READERS as OCR_ENGINES  # noqa: E402
 
 
@@ -226,16 +225,16 @@ def score(path: Path, ocr: str, calibrate: float | None = None, change: str | No
     truth = json.loads(path.with_name(path.name + ".truth.json").read_text())
     known = tuple(truth.get("known", ()))
     s = Score(str(path), known)
-    trace = Trace()
     t0 = time.perf_counter()
-    try:
-        result = read_largest(path, changed(path, change), Options(ocr=ocr), trace)
-    except KkvisionError as exc:
-        s.exit_code = int(exc.exit_code)
-        s.why.append(f"exit {s.exit_code}: {exc.message[:120]}")
+    got, reached = read_largest(path, changed(path, change), Options(ocr=ocr))
+    if isinstance(got, KkvisionError):
         result = None
+        s.exit_code = int(got.exit_code)
+        s.why.append(f"exit {s.exit_code}: {got.message[:120]}")
+    else:
+        result = got
     s.seconds = time.perf_counter() - t0
-    geom, layout, clues = trace.geometry, trace.layout, trace.clues
+    geom, layout, clues = reached.geometry, reached.layout, reached.clues
     if "size" in known:
         s.size = geom is not None and geom.size == truth["size"]
         if not s.size:

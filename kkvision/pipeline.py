@@ -24,7 +24,7 @@ from .errors import Ambiguous, KkvisionError
 from .puzzle import Grid, Puzzle
 from .solver import solve
 from .sources import Loaded, Source, load
-from .vision.stages import AsRead, GridGeometry, LabelDecision, Reading, Trace, VisionOptions
+from .vision.stages import AsRead, GridGeometry, LabelDecision, Reached, Reading, VisionOptions
 
 
 @dataclass(frozen=True)
@@ -106,17 +106,17 @@ class Page:
 
 
 def read_source(source: Source, opts: Options, dpi: int = DPI,
-                traces: dict[int, Trace] | None = None) -> Page:
+                traces: dict[int, Reached] | None = None) -> Page:
     """The source loaded and every puzzle in it read and solved (or refused).
     Raises a KkvisionError only when nothing of it could be read (no such
     file, not a picture, no grid at all, a --puzzle it does not hold).
-    `traces`, when given, gets each picture puzzle's stages as read, by its
-    number (from 1), a refused one's too: a record for the benchmarks'
-    per-stage scores, which changes nothing read."""
+    `traces`, when given, gets what each picture puzzle's reading reached, by
+    its number (from 1), a refused one's too: for the benchmarks' per-stage
+    scores, changing nothing read."""
     return read_loaded(load(source, opts.max_pixels, dpi), opts, traces)
 
 
-def read_loaded(loaded: Loaded, opts: Options, traces: dict[int, Trace] | None = None) -> Page:
+def read_loaded(loaded: Loaded, opts: Options, traces: dict[int, Reached] | None = None) -> Page:
     """The same for a source already loaded."""
     if loaded.picture is None:
         assert loaded.text is not None

@@ -257,13 +257,13 @@ def test_a_grid_neither_reading_answers_is_refused_as_a_kenken_when_its_writing_
         monkeypatch, where_no_label, cleaned_labelled, expect):
     """So that a page's KenKen filled in with big answers is refused as a KenKen (its labels with the
     writing taken out), not left out as a keypad for the labels the answers hide.  Judged by what each
-    refused reading reached, not by the caller's trace: one given already holding the other reading's
-    labels changes nothing, and is written with what the refusal taken reached."""
+    refused reading reached; the grid's attempt carries what the refusal taken reached (what read_page
+    gives a caller that asks and the debug pictures draw)."""
     from types import SimpleNamespace
 
     from kkvision.errors import ClueUnreadable
     from kkvision.vision import read
-    from kkvision.vision.stages import Reached, Trace, VisionOptions
+    from kkvision.vision.stages import Reached, VisionOptions
 
     _written_in(monkeypatch, read, where_no_label)
     reached: dict[str, Reached] = {}
@@ -277,8 +277,7 @@ def test_a_grid_neither_reading_answers_is_refused_as_a_kenken_when_its_writing_
 
     monkeypatch.setattr(read, "_read_turns", read_turns)
     sq, geom = _square(), _geometry()
-    for trace in (None, Trace(), Trace(clues=tuple(SimpleNamespace(texts=((text, 1.0),)) for text in ("12+", "")))):
-        with pytest.raises(ClueUnreadable, match=expect):
-            read.read_grid(sq, geom, sq, "x", VisionOptions(), trace)
-        if trace is not None:
-            assert trace.clues is reached[expect.split()[1]].clues
+    with pytest.raises(ClueUnreadable, match=expect):
+        read.read_grid(sq, geom, sq, "x", VisionOptions())
+    attempt = read._read_grid(sq, geom, sq, "x", VisionOptions())
+    assert isinstance(attempt.outcome, ClueUnreadable) and attempt.reached is reached[expect.split()[1]]

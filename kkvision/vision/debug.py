@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import OutputError
 from ..vocab import DEBUG_PICTURES
-from .stages import SIDE, Reached, Trace
+from .stages import SIDE, Reached
 
 SEARCH, GRID, WARPED, CONTENTS, CAGES, CLUES = DEBUG_PICTURES  # the file names, said once (vocab.py)
 
@@ -50,8 +50,8 @@ def _bgr(square: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(square, cv2.COLOR_GRAY2BGR) if square.ndim == 2 else square.copy()
 
 
-def write_stages(folder: Path, image: np.ndarray, reached: Reached | Trace) -> None:
-    """01_grid.png .. 05_clues.png: each stage a reading reached (or a trace holds), drawn."""
+def write_stages(folder: Path, image: np.ndarray, reached: Reached) -> None:
+    """01_grid.png .. 05_clues.png: each stage a reading reached, drawn."""
     geom, square, layout, clues = reached.geometry, reached.square, reached.layout, reached.clues
     if geom is None or square is None:
         return

@@ -14,8 +14,9 @@ Every object handed between these is in stages.py.  Each reading of a grid
 gives an Attempt: what its stages reached (stages.Reached) and its answer or
 the error it was refused with; a refused one is judged by what it reached
 (a sudoku, a crossword, a keypad: left out).  A grid that gives no answer is
-a Refusal holding the error and what had been read by then.  A caller's Trace
-is written once, from the Attempt a grid was answered or refused with.
+a Refusal holding the error and what had been read by then.  What the Attempt
+a grid was answered or refused with reached goes to a caller that asks for it
+(read_page's `traces`) once the page is read.
 """
 
 from __future__ import annotations
@@ -55,7 +56,6 @@ from .stages import (
     Reached,
     Reading,
     Refusal,
-    Trace,
     VisionOptions,
 )
 
@@ -108,7 +108,7 @@ class Attempt:
 
 
 def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | None = None,
-              traces: dict[int, Trace] | None = None) -> tuple[int, list[tuple[int, Reading | Refusal]]]:
+              traces: dict[int, Reached] | None = None) -> tuple[int, list[tuple[int, Reading | Refusal]]]:
     """How many puzzle grids the picture holds, and what was read from each
     (or why not), numbered from 1 in reading order; only puzzle `only` when
     given.  Each --label goes to the puzzle it names.  When every grid that
@@ -117,8 +117,8 @@ def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | Non
     as a 3x3 of its boxes, found before a dim or light-on-dark KenKen): a later
     look that solves a grid is taken, else the first refusals of a grid that looks
     like a KenKen (labels where its cages start), else the first refusals.  `traces`, when given, gets
-    each puzzle's stages as read (by its number), a refused one's too: a record (the benchmarks'
-    per-stage scores, through pipeline.read_source) that is only written, once the page is read."""
+    what each puzzle's reading reached (by its number), a refused one's too: for the benchmarks'
+    per-stage scores (through pipeline.read_source), filled once the page is read, changing nothing read."""
     first = 0  # how many grids the first search that found any found
     held: tuple[int, list[tuple[int, Reading | Refusal]]] | None = None
     held_bare, held_reached = True, {}
@@ -132,10 +132,12 @@ def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | Non
                 held, held_bare, held_reached = (len(grids), out), bare, reached
             continue
         if out:
-            _traced(traces, reached)
+            if traces is not None:
+                traces.update(reached)
             return len(grids), out
     if held is not None:
-        _traced(traces, held_reached)
+        if traces is not None:
+            traces.update(held_reached)
         return held
     if not first:
         if opts.debug_dir is not None:
@@ -147,14 +149,6 @@ def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | Non
     found = f"none of the {first} grids found is one" if first > 1 else "the grid found is none"
     raise GridNotFound(f"no KenKen found: {found} (a sudoku's boxes, or no cage labels: a crossword"
                        " or a keypad?); crop closer to the KenKen")
-
-
-def _traced(traces: dict[int, Trace] | None, reached: dict[int, Reached]) -> None:
-    """Each puzzle's trace, when `traces` is given: what the reading it was answered or refused with reached."""
-    if traces is not None:
-        for k, one in reached.items():
-            traces[k] = Trace()
-            traces[k].took(one)
 
 
 def _read_grids(image: np.ndarray, grids: list[tuple[GridGeometry, np.ndarray]], name: str, opts: VisionOptions,
@@ -309,14 +303,11 @@ class _Ways:
         return self._made[k]
 
 
-def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOptions,
-              trace: Trace | None = None) -> Reading:
+def read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: str, opts: VisionOptions
+              ) -> Reading:
     """What was read from one grid found in the picture, and its answer (_read_grid's): the error it
-    was refused with raised.  `trace`, when given, takes what the reading it was answered or refused
-    with reached."""
+    was refused with raised."""
     attempt = _read_grid(image, geom, square, name, opts)
-    if trace is not None:
-        trace.took(attempt.reached)
     if isinstance(attempt.outcome, KkvisionError):
         raise attempt.outcome
     return attempt.outcome

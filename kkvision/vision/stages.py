@@ -15,9 +15,8 @@ here imports a stage, so the stages import downwards only:
   Reading        everything read from one grid (vision/__init__.py's result)
   Refusal        why one grid gave no answer, with what had been read by then
   Reached        what each stage of one reading of a grid reached, an answered or a refused one's:
-                 what read.py judges a refused reading by
-  Trace          a caller's copy of the Reached of the reading a grid was answered or refused with,
-                 for debug pictures and benchmarks: written, never read, by the vision
+                 what read.py judges a refused reading by, the debug pictures draw and the
+                 benchmarks score
 
 Geometry: the square is SIDE x SIDE pixels; pixel (x, y) has square
 coordinates (x, y).  Its map to the original picture is a mesh: the picture
@@ -30,7 +29,7 @@ made from its homography.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -391,7 +390,9 @@ class Reached:
     refused reading by it: whether the grid is a sudoku, a crossword or a
     keypad, which reading a grid is refused with, whether a turned or
     second-model reading is worth trying (read._clued), its cages as drawn
-    (not found again) and the Refusal's `seen`."""
+    (not found again) and the Refusal's `seen`.  The reading a grid is
+    answered or refused with is drawn in the debug pictures and given to a
+    caller that asks (read_page's `traces`: the benchmarks' per-stage scores)."""
 
     geometry: GridGeometry | None = None
     square: np.ndarray | None = field(default=None, repr=False, compare=False)
@@ -400,27 +401,3 @@ class Reached:
     drawn: CageLayout | None = None  # the cages as their borders were seen, before the labels changed any
     clues: tuple[ClueReading, ...] | None = None
     processes: int = 0  # helper processes the label reader started (tesseract)
-
-
-@dataclass
-class Trace:
-    """A caller's copy of what the stages of the reading a grid was answered
-    or refused with reached (its Reached, taken once by `took` when the grid is
-    done): the debug pictures, the benchmarks' per-stage scores.  The one
-    mutable object of the vision, and only ever written by it: no stage takes
-    one, and read.py judges readings by their Reached, so what a caller's
-    trace (read_page's `traces`, read_grid's `trace`) held changes nothing read.
-    Its fields are Reached's."""
-
-    geometry: GridGeometry | None = None
-    square: np.ndarray | None = field(default=None, repr=False)
-    contents: Contents | None = None
-    layout: CageLayout | None = None
-    drawn: CageLayout | None = None
-    clues: tuple[ClueReading, ...] | None = None
-    processes: int = 0
-
-    def took(self, reached: Reached) -> None:
-        """Hold what `reached` holds, every field of it (nothing held before is kept)."""
-        for f in fields(Reached):
-            setattr(self, f.name, getattr(reached, f.name))

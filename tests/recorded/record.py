@@ -111,9 +111,9 @@ def run_grid_stage(stem: str, picture: Path, expected: Path, debug_dir: Path | N
     geom, square = found[0]
     if debug_dir is not None:
         from kkvision.vision.debug import write_stages
-        from kkvision.vision.stages import Trace
+        from kkvision.vision.stages import Reached
 
-        write_stages(debug_dir / stem, image, Trace(geometry=geom, square=square))
+        write_stages(debug_dir / stem, image, Reached(geometry=geom, square=square))
     if geom.size != size:
         raise SystemExit(f"{picture.name}: the grid stage found a {geom.size}x{geom.size} grid, but"
                          f" {expected.name} says {size}x{size}; nothing recorded")
