@@ -72,7 +72,8 @@ def test_handwritten_digits_are_read_as_the_training_script_measures():
 
 def _smudge(monkeypatch, cell, between, n=6, nudged=False):
     """The digit reader made unsure of one cell (0.5 / 0.5 between two digits): the verdict is the
-    subject.  `nudged`: the cell is called wrong, and its boxes nudged (answers._unsteady, the only
+    subject.  Read again alone (from its ink that is no label's: the only cell read so), it reads the
+    same.  `nudged`: the cell is called wrong, and its boxes nudged (answers._unsteady, the only
     cell read so) read the same."""
     from kkvision.vision import digits
 
@@ -80,7 +81,8 @@ def _smudge(monkeypatch, cell, between, n=6, nudged=False):
 
     def unsure(crops):
         probs = real(crops).copy()
-        for k in [cell[0] * n + cell[1]] if len(crops) == n * n else range(len(crops)) if nudged else []:
+        again = nudged or len(crops) == 1
+        for k in [cell[0] * n + cell[1]] if len(crops) == n * n else range(len(crops)) if again else []:
             probs[k] = 0.0
             probs[k, between[0]] = probs[k, between[1]] = 0.5
         return probs
@@ -385,6 +387,28 @@ def test_a_right_answer_is_judged_given_that_the_cell_holds_what_its_grid_can(fi
     def reading(right):
         out = np.full(NOTES + 1, (1.0 - p9 - p_right) / (NOTES - 1), np.float32)
         out[9], out[right] = p9, p_right
+        return out
+
+    written, _ = _read_cell_as(monkeypatch, filled, reading, lambda right: [reading(right)])
+    right = filled[1][2][3]
+    assert ((2, 3) in written.unsure) == (judged == "unsure")
+    assert written.answers[2][3] == (right if judged == "right" else 0)
+
+
+@pytest.mark.parametrize("p_right,p_other,p_nothing,judged", [
+    (0.75, 0.25, 0.0, "right"),  # odds of one to one before reading, the other half shared by 5 digits: 0.94
+    (0.6, 0.4, 0.0, "unsure"),  # 0.88: likelier than not, read again alone (the same): not judged
+    (0.75, 0.0, 0.25, "unsure"),  # nothing as likely as the right digit before reading: 0.75
+])
+def test_a_right_answer_is_judged_on_the_odds_that_a_written_answer_is_right(filled, monkeypatch, p_right,
+                                                                             p_other, p_nothing, judged):
+    """The reader's probabilities hold every digit as likely written; before reading, a written answer
+    is as likely wrong as right (answers.ANSWERED), the other half shared by the grid's other digits, and
+    nothing as likely as the right digit: a right answer read 0.75 against one other digit at 0.25 is
+    right in a 6x6, against 0.4 it is not, and against nothing at 0.25 it is not.  Never wrong."""
+    def reading(right):
+        out = np.zeros(11, np.float32)
+        out[right], out[_others(right)[0]], out[0] = p_right, p_other, p_nothing
         return out
 
     written, _ = _read_cell_as(monkeypatch, filled, reading, lambda right: [reading(right)])
