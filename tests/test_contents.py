@@ -196,6 +196,17 @@ def test_written_cells_where_no_label_can_be_are_those_not_first_in_their_cage()
     assert contents.unlabelled(found, layout) == ((0, 1), (1, 1))
 
 
+def test_a_label_may_be_hidden_where_written_ink_covers_its_place_not_where_an_answer_sits_below_it():
+    """contents.under_answers: A1's answer reaches up over the label's place (a big answer written over
+    the label), B2's sits in the lower half as answers usually do, C3 holds nothing."""
+    ink = np.zeros((N * CELL, N * CELL), np.uint8)
+    ink[10:100, 20:90] = 255  # A1: from the label's row down
+    ink[CELL + 50:CELL + 110, CELL + 30:CELL + 90] = 255  # B2: below the label's row
+    found = Contents(((0, 0), (1, 1)), ink)
+    assert contents.under_answers(_geometry(), found) == {(0, 0)}
+    assert contents.under_answers(_geometry(), Contents(())) == frozenset()
+
+
 def _written_in(monkeypatch, read, where_no_label: int) -> None:
     """read_grid's content stage faked: three written cells, `where_no_label` of them where no label can be."""
     written = Contents(((0, 1), (1, 1), (2, 2)), np.zeros((N * CELL, N * CELL), np.uint8))

@@ -7,6 +7,7 @@ import pytest
 from devtools.generate import random_puzzle
 from kkvision.errors import ClueUnreadable, UncertainReading
 from kkvision.puzzle import Cage, Puzzle
+from kkvision.vision import reading
 from kkvision.vision.clues import ClueReading
 from kkvision.vision.reading import options, resolve
 
@@ -112,6 +113,34 @@ def test_too_many_unreadable_labels_are_refused():
     assert set(err.value.cells) == {rd.cells[0] for i, rd in enumerate(readings) if i % 3 == 0}
 
 
+def test_labels_an_answer_may_hide_are_solved_without_beyond_the_share_of_unreadable_ones():
+    """Labels under a player's big answers (contents.under_answers) read as nothing: more of them than
+    MAX_UNREADABLE allows are refused when nothing says why, solved without when they are hidden, as long
+    as the other labels pin the grid down; a label read as nothing where no answer is written still counts."""
+    for seed in range(30, 60):
+        puzzle, grid = random_puzzle(6, seed=seed)
+        readings = sure(puzzle)
+        blank = [i for i in range(len(readings)) if i % 3 == 0]
+        for i in blank:
+            readings[i] = ClueReading(puzzle.cages[i].cells, (("", 0.9),))
+        under = frozenset(puzzle.cages[i].cells[0] for i in blank)
+        try:
+            res = resolve(6, tuple(readings), 10.0, hidden=under)
+        except (ClueUnreadable, UncertainReading):
+            continue  # too few labels left to pin this grid down: another puzzle
+        assert res.grid == grid
+        assert all(res.labels[i].how == "not read" for i in blank)
+        with pytest.raises(ClueUnreadable):
+            resolve(6, tuple(readings), 10.0)
+        bare = {puzzle.cages[i].cells[0] for i in blank[:3]}  # three of them under no answer: over the share
+        assert len(bare) > reading.MAX_UNREADABLE * len(readings)
+        with pytest.raises(ClueUnreadable) as err:
+            resolve(6, tuple(readings), 10.0, hidden=under - bare)
+        assert set(err.value.cells) == bare
+        return
+    pytest.fail("no puzzle was pinned down without a third of its labels: the test checks nothing")
+
+
 def test_hidden_operator_labels_still_solve():
     puzzle, grid = random_puzzle(4, seed=5)
     hidden = Puzzle(4, tuple(Cage("?" if len(c.cells) > 1 else "=", _hidden_target(c, grid), c.cells)
@@ -155,8 +184,6 @@ def test_a_given_label_does_not_take_the_blame_for_a_picture_read_badly():
 def test_labels_mostly_no_clue_are_refused_before_any_search(monkeypatch):
     """A grid read the wrong way round reads mostly nothing: every answer would leave out or overrule
     more labels than _trouble allows, so no solver run (they ran to the time limit) is made."""
-    from kkvision.vision import reading
-
     puzzle, _ = random_puzzle(6, seed=22)
     readings = sure(puzzle)
     allowed = reading.MAX_UNREADABLE * len(readings) + max(1, reading.MAX_OVERRULED * len(readings))

@@ -4,6 +4,7 @@
     ink_alone(square, geom, cells) -> square    only those cells' ink that is no label's (check's second look)
     clean(square, geom, contents) -> square     that ink painted over from the paper and lines round it
     unlabelled(contents, layout) -> cells       the written cells no label can be in
+    under_answers(geom, contents) -> cells      the cells whose label a written answer may hide
 
 A player's answers (typed, or written in any hand and any size up to the whole
 cell, over the label's corner and the lines), pencil candidates and a site's
@@ -58,6 +59,9 @@ HALO_DROP = 0.02  # ... and lighter by this than its neighbour in the mask: down
 # hand-big book pages).  Closed, the label has a gap there, as the label model saw half its crossed
 # labels in training (devtools/train_labels.py CROSSED); a line's gap runs on (fill's LINE_BAND).
 CLOSE = 0.03
+# where a label's ink sits in its cell (left, top, right, bottom, of the cell side): its first characters
+LABEL_PLACE = (0.04, 0.04, 0.5, 0.3)
+HIDES = 0.05  # of LABEL_PLACE covered by written ink: the label may be under an answer
 PAINT_RADIUS = 0.03  # of the cell side: how far round a taken-out pixel inpainting looks
 PAPER = 90  # percentile of a square's grey levels (fill: of those neither taken out nor near a line) taken as its paper
 LINE_BAND = 0.12  # of the cell side: a taken-out pixel this near a lattice line may be on it (the heaviest cage
@@ -209,6 +213,24 @@ def _ends(gray: np.ndarray, mask: np.ndarray, axis: int) -> tuple[np.ndarray, np
     b = np.where(before >= 0, a[rows, np.clip(before, 0, w - 1)], np.nan)
     f = np.where(after < w, a[rows, np.clip(after, 0, w - 1)], np.nan)
     return np.moveaxis(b, 1, axis), np.moveaxis(f, 1, axis)
+
+
+def under_answers(geom: GridGeometry, contents: Contents) -> frozenset[Cell]:
+    """The written cells whose label's place (LABEL_PLACE) the written ink covers HIDES of: a label
+    a big answer was written over may be read wrong or not at all (its strokes are under the answer's,
+    and taken out with them); reading.resolve may solve without it."""
+    if not contents.written or contents.ink is None:
+        return frozenset()
+    left, top, right, bottom = LABEL_PLACE
+    out = []
+    for r, c in contents.written:
+        x0, y0, x1, y1 = geom.cell_box(r, c)
+        w, h = x1 - x0, y1 - y0
+        place = contents.ink[max(0, int(y0 + top * h)):max(0, int(y0 + bottom * h)),
+                             max(0, int(x0 + left * w)):max(0, int(x0 + right * w))]
+        if place.size and float((place > 0).mean()) >= HIDES:
+            out.append((r, c))
+    return frozenset(out)
 
 
 def unlabelled(contents: Contents, layout: CageLayout) -> tuple[Cell, ...]:

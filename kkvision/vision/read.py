@@ -43,7 +43,7 @@ from .agree import agree_with_labels
 from .borders import check_borders
 from .cages import darkness, find_cages
 from .clues import clue_for, given_labels, read_cells, read_clues
-from .contents import clean, find_contents, unlabelled
+from .contents import clean, find_contents, under_answers, unlabelled
 from .grid import NO_GRID, searches
 from .readers import BOTH, MOVED, reader
 from .reading import resolve, unclued
@@ -514,7 +514,7 @@ def _read_once(way: _Ways, k: int, name: str, opts: VisionOptions, second_model:
         log.info("%s: labels read (%s) with %d tesseract process(es): %s", name, labels.name, labels.processes,
                  " ".join(c.text or "?" for c in clues))
         _mended_too_much(layout)
-        res = resolve(geom.size, clues, opts.time_limit)
+        res = resolve(geom.size, clues, opts.time_limit, under_answers(geom, contents))
         check_borders(layout, cells, res.grid, opts.time_limit)
     except KkvisionError as exc:
         return Attempt(reached, exc)

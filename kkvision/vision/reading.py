@@ -29,7 +29,7 @@ from ..errors import (
 )
 from ..puzzle import Cage, Puzzle
 from ..solver import Choice, most_probable
-from ..vocab import cell_name
+from ..vocab import Cell, cell_name
 from .clues import clue_for
 from .stages import ClueReading, LabelDecision, Resolution
 
@@ -149,16 +149,20 @@ def best_reading(n: int, readings: tuple[ClueReading, ...], time_limit: float, m
     return None if best is None else (best.cost / SCALE, best.grid)
 
 
-def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> Resolution:
+def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float,
+            hidden: frozenset[Cell] = frozenset()) -> Resolution:
     """The puzzle the labels most probably say, with its one solution; raises
     when that is not clearly more probable than a reading with another
-    solution (UncertainReading, Ambiguous, ClueUnreadable), or none has one."""
-    hopeless = _hopeless(n, readings)
+    solution (UncertainReading, Ambiguous, ClueUnreadable), or none has one.
+    `hidden`: the cells whose label a player's answer may hide (written over
+    it: contents.under_answers); a label there solved without is not counted
+    against MAX_UNREADABLE (nor, read as no clue, against _hopeless's bound)."""
+    hopeless = _hopeless(n, readings, hidden)
     if hopeless is not None:
         raise hopeless
     opts = [options(rd, n) for rd in readings]
     best = _best(n, opts, time_limit)
-    trouble = _trouble(n, readings, opts, best)
+    trouble = _trouble(n, readings, opts, best, hidden)
     if trouble is not None:
         raise _given_at_fault(n, readings, opts, best, time_limit) or trouble
     assert best is not None
@@ -193,15 +197,17 @@ def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float) -> Res
 
 
 def _trouble(n: int, readings: tuple[ClueReading, ...], opts: list[list[tuple[Cage | None, int]]],
-             best: Choice | None) -> KkvisionError | None:
+             best: Choice | None, hidden: frozenset[Cell] = frozenset()) -> KkvisionError | None:
     """Why the best reading cannot be answered: none has a solution (exit 7), or
-    it solves only without, or by overruling, too many labels (exit 5)."""
+    it solves only without, or by overruling, too many labels (exit 5; a label
+    an answer may hide, in `hidden`, solved without is not counted)."""
     if best is None:
         return Unsolvable("no reading of the labels gives a puzzle with a solution; check the picture with"
                           " --debug-dir (labels read: "
                           + ", ".join(f"{cell_name(rd.cells[0])} {_read_as(rd)}" for rd in readings) + ")" + FIX_HINT)
     unread = [rd for i, (rd, j) in enumerate(zip(readings, best.picks))
-              if rd.source != "given" and opts[i][j][0] is None]  # (a given label is left free by _given_at_fault)
+              if rd.source != "given" and opts[i][j][0] is None  # (a given label is left free by _given_at_fault)
+              and rd.cells[0] not in hidden]
     if len(unread) > MAX_UNREADABLE * len(readings):
         return _unreadable(unread)
     overruled = [rd for i, (rd, j) in enumerate(zip(readings, best.picks))
@@ -211,14 +217,15 @@ def _trouble(n: int, readings: tuple[ClueReading, ...], opts: list[list[tuple[Ca
     return None
 
 
-def _hopeless(n: int, readings: tuple[ClueReading, ...]) -> ClueUnreadable | None:
+def _hopeless(n: int, readings: tuple[ClueReading, ...], hidden: frozenset[Cell] = frozenset()
+              ) -> ClueUnreadable | None:
     """Refused before any search when too many labels' first readings are no clue for their cages:
     every answer would solve without, or overrule, each of them, and _trouble refuses more than
     MAX_UNREADABLE of the one and MAX_OVERRULED of the other.  (A picture read the wrong way round
     reads mostly nothing; searching every reading of such labels runs to the time limit.)"""
     if any(rd.source == "given" for rd in readings):
         return None  # _given_at_fault may name the given labels instead
-    bad = unclued(n, readings)
+    bad = [rd for rd in unclued(n, readings) if rd.cells[0] not in hidden]
     allowed = MAX_UNREADABLE * len(readings) + max(1, MAX_OVERRULED * len(readings))
     return _unreadable(bad) if len(bad) > allowed else None
 
