@@ -166,7 +166,8 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
     when the right digit is SURE given that the cell holds what the grid's
     cells can (_in_grid) and the odds before reading of ANSWERED (_right_given),
     or when it is likelier than not so and SURE so read again from the
-    cell's ink that is no label's alone (contents.ink_alone: an answer written over its label's corner, or blurred in a photo, is read
+    cell's ink that is no label's alone (contents.ink_alone: an answer
+    written over its label's corner, or blurred in a photo, is read
     less surely with the label beside it; on bench/check.py's working split a
     right digit read so was 11 of the 54 right answers unsure, while no wrong
     answer's right digit was read above 0.05 either way), wrong when the right digit is at most
@@ -202,6 +203,7 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
         notes = float(p[NOTES]) if len(p) > NOTES else 0.0
         k = int(p[1:n + 1].argmax()) + 1
         q = _in_grid(p, n, NOTES)
+        right = _right_given(q, n, solution[r][c]) if solution is not None else 0.0  # how probable it is
         if p[0] + notes >= BLANK_SURE:  # no answer: nothing written, or only notes
             if notes > p[0]:
                 pencil.append((r, c))
@@ -212,9 +214,9 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
             continue
         if ink < FAINT_INK:  # too faint to be an answer
             unsure.append((r, c))
-        elif solution is not None and _right_given(q, n, solution[r][c]) >= SURE:
+        elif solution is not None and right >= SURE:
             grid[r][c] = solution[r][c]
-        elif solution is not None and _right_given(q, n, solution[r][c]) >= 0.5:
+        elif solution is not None and right >= 0.5:
             likely_right.append((r, c))  # the right digit likelier than not, not surely: read again below
         elif solution is not None and _surely_other(p[1:NOTES], solution[r][c], n):
             others = p[1:n + 1].copy()
