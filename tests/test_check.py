@@ -358,17 +358,19 @@ def _leaning(digit, p_digit):
 @pytest.mark.parametrize("first,again,judged", [
     (0.6, 0.95, "right"),  # likeliest, and sure with the label and lines painted out: right
     (0.6, 0.7, "unsure"),  # likeliest, not sure either way: not judged
-    (None, 0.99, "unsure"),  # another digit likeliest: never read again, not judged
+    (None, 0.99, "right"),  # another digit likeliest, the right one not ruled out: sure alone, right
+    (None, 0.7, "unsure"),  # ... not sure alone: not judged
 ])
 def test_a_right_answer_read_unsurely_is_read_again_from_its_ink_alone(filled, monkeypatch, first, again, judged):
-    """A right answer written over its label's corner read 0.6 with the label beside it is read again from
-    the cell's ink that is no label's alone (contents.ink_alone); only when the right digit was the
-    likeliest reading, and only SURE there makes it right.  Never wrong from the second look."""
+    """A right answer written over its label's corner read 0.6 with the label beside it, or read as
+    another digit at 0.6 (a 1 touching the label's '+' read 7) but not surely so, is read again from the
+    cell's ink that is no label's alone (contents.ink_alone); only SURE there makes it right.  Never wrong
+    from the second look."""
     other = lambda right: _others(right)[0]  # noqa: E731
     centred = (lambda right: _leaning(right, first)) if first else (lambda right: _leaning(other(right), 0.6))
     written, seen = _read_cell_as(monkeypatch, filled, centred, lambda right: _leaning(right, again))
     right = filled[1][2][3]
-    assert seen == ([1] if first else [])  # read again: that cell alone
+    assert seen == [1]  # read again: that cell alone
     assert ((2, 3) in written.unsure) == (judged == "unsure")
     assert written.answers[2][3] == (right if judged == "right" else 0)
 
