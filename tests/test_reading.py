@@ -181,6 +181,38 @@ def test_a_given_label_does_not_take_the_blame_for_a_picture_read_badly():
         resolve(6, tuple(readings), 10.0)
 
 
+def test_a_given_label_is_named_in_a_picture_whose_answers_hide_labels():
+    """--label that leaves no solution, in a picture whose big answers hide a third of its labels (read
+    as nothing, contents.under_answers): the given label is named (exit 7), as in the blank picture,
+    not the hidden labels the other labels are solved without."""
+    from kkvision.errors import Unsolvable
+
+    for seed in range(30, 90):
+        puzzle, grid = random_puzzle(6, seed=seed)
+        readings = sure(puzzle)
+        blank = [i for i in range(len(readings)) if i % 3 == 0]
+        for i in blank:
+            readings[i] = ClueReading(puzzle.cages[i].cells, (("", 0.9),))
+        under = frozenset(puzzle.cages[i].cells[0] for i in blank)
+        try:
+            resolve(6, tuple(readings), 10.0, hidden=under)
+        except (ClueUnreadable, UncertainReading):
+            continue  # too few labels left to pin this grid down: another puzzle
+        k, wrong = unsolvable_misread(puzzle, tries=19)
+        if k in blank:
+            continue
+        cage = puzzle.cages[k]
+        readings[k] = ClueReading(cage.cells, ((text_of(wrong), 1.0),), "given")
+        try:
+            resolve(6, tuple(readings), 10.0, hidden=under)
+        except Unsolvable as err:
+            assert err.cells == (cage.cells[0],)
+            return
+        except ClueUnreadable:
+            pytest.fail("the hidden labels were blamed for the given label's misread")
+    pytest.fail("no puzzle had a given misread that the hidden labels cannot make up for: the test checks nothing")
+
+
 def test_labels_mostly_no_clue_are_refused_before_any_search(monkeypatch):
     """A grid read the wrong way round reads mostly nothing: every answer would leave out or overrule
     more labels than _trouble allows, so no solver run (they ran to the time limit) is made."""

@@ -164,7 +164,7 @@ def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float,
     best = _best(n, opts, time_limit)
     trouble = _trouble(n, readings, opts, best, hidden)
     if trouble is not None:
-        raise _given_at_fault(n, readings, opts, best, time_limit) or trouble
+        raise _given_at_fault(n, readings, opts, best, time_limit, hidden) or trouble
     assert best is not None
     unread = [readings[i] for i, j in enumerate(best.picks) if opts[i][j][0] is None]
     # a rival need only be sought within the margin: options further off cannot be part of one
@@ -179,7 +179,7 @@ def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float,
                             " try a larger --time-limit")
     odds = math.inf if rival is None else (rival.cost - best.cost) / SCALE
     if rival is not None and odds < MARGIN:
-        raise _given_at_fault(n, readings, opts, best, time_limit) or _doubt(readings, opts, best, rival)
+        raise _given_at_fault(n, readings, opts, best, time_limit, hidden) or _doubt(readings, opts, best, rival)
     chosen = [opts[i][j][0] for i, j in enumerate(best.picks)]
     final = [c if c is not None else _inferred(rd, best.grid) for rd, c in zip(readings, chosen)]
     notes = []
@@ -237,9 +237,11 @@ def unclued(n: int, readings: tuple[ClueReading, ...]) -> list[ClueReading]:
 
 
 def _given_at_fault(n: int, readings: tuple[ClueReading, ...], opts: list[list[tuple[Cage | None, int]]],
-                    best: Choice | None, time_limit: float) -> Unsolvable | None:
+                    best: Choice | None, time_limit: float, hidden: frozenset[Cell] = frozenset()
+                    ) -> Unsolvable | None:
     """When the labels the user gave (--label) are what leaves no answer: the
-    other labels read as a puzzle without them, and with them the best reading
+    other labels read as a puzzle without them (labels an answer may hide,
+    `hidden`, solved without as resolve allows), and with them the best reading
     had to read some otherwise or not at all and is still refused (exit 7,
     naming them; never dropped in silence).  None when none was given, or the
     other labels do not read as a puzzle either (that refusal stands)."""
@@ -249,7 +251,7 @@ def _given_at_fault(n: int, readings: tuple[ClueReading, ...], opts: list[list[t
     anything: list[tuple[Cage | None, int]] = [(None, 0)]  # a given label left free: it constrains nothing
     free = [anything if i in given else o for i, o in enumerate(opts)]
     alone = _best(n, free, time_limit)
-    if alone is None or _trouble(n, readings, free, alone) is not None:
+    if alone is None or _trouble(n, readings, free, alone, hidden) is not None:
         return None
     if best is not None and all(best.picks[i] == alone.picks[i] for i in range(len(readings)) if i not in given):
         return None  # the given labels changed nothing else: the refusal is the picture's
