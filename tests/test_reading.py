@@ -113,11 +113,11 @@ def test_too_many_unreadable_labels_are_refused():
     assert set(err.value.cells) == {rd.cells[0] for i, rd in enumerate(readings) if i % 3 == 0}
 
 
-def test_labels_an_answer_may_hide_are_solved_without_beyond_the_share_of_unreadable_ones():
-    """Labels under a player's big answers (contents.under_answers) read as nothing: more of them than
-    MAX_UNREADABLE allows are refused when nothing says why, solved without when they are hidden, as long
-    as the other labels pin the grid down; a label read as nothing where no answer is written still counts."""
-    for seed in range(30, 60):
+def _a_third_hidden(seeds: range):
+    """For each seed's 6x6 whose labels pin its grid down without every third of them, read as nothing
+    under a player's big answers (contents.under_answers): the puzzle, its grid, the readings, the
+    indices of the labels read as nothing, their cells (hidden) and the resolution with them hidden."""
+    for seed in seeds:
         puzzle, grid = random_puzzle(6, seed=seed)
         readings = sure(puzzle)
         blank = [i for i in range(len(readings)) if i % 3 == 0]
@@ -128,6 +128,14 @@ def test_labels_an_answer_may_hide_are_solved_without_beyond_the_share_of_unread
             res = resolve(6, tuple(readings), 10.0, hidden=under)
         except (ClueUnreadable, UncertainReading):
             continue  # too few labels left to pin this grid down: another puzzle
+        yield puzzle, grid, readings, blank, under, res
+
+
+def test_labels_an_answer_may_hide_are_solved_without_beyond_the_share_of_unreadable_ones():
+    """Labels under a player's big answers (contents.under_answers) read as nothing: more of them than
+    MAX_UNREADABLE allows are refused when nothing says why, solved without when they are hidden, as long
+    as the other labels pin the grid down; a label read as nothing where no answer is written still counts."""
+    for puzzle, grid, readings, blank, under, res in _a_third_hidden(range(30, 60)):
         assert res.grid == grid
         assert all(res.labels[i].how == "not read" for i in blank)
         with pytest.raises(ClueUnreadable):
@@ -187,17 +195,7 @@ def test_a_given_label_is_named_in_a_picture_whose_answers_hide_labels():
     not the hidden labels the other labels are solved without."""
     from kkvision.errors import Unsolvable
 
-    for seed in range(30, 90):
-        puzzle, grid = random_puzzle(6, seed=seed)
-        readings = sure(puzzle)
-        blank = [i for i in range(len(readings)) if i % 3 == 0]
-        for i in blank:
-            readings[i] = ClueReading(puzzle.cages[i].cells, (("", 0.9),))
-        under = frozenset(puzzle.cages[i].cells[0] for i in blank)
-        try:
-            resolve(6, tuple(readings), 10.0, hidden=under)
-        except (ClueUnreadable, UncertainReading):
-            continue  # too few labels left to pin this grid down: another puzzle
+    for puzzle, _, readings, blank, under, _ in _a_third_hidden(range(30, 90)):
         k, wrong = unsolvable_misread(puzzle, tries=19)
         if k in blank:
             continue
