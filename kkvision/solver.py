@@ -216,12 +216,15 @@ class _Model:
         m.add_allowed_assignments(cvars, table).only_enforce_if(*cond)
         return True
 
-    def forbid(self, grid: Grid) -> None:
-        """No solution may equal `grid` (to ask whether another grid exists)."""
+    def forbid(self, grid: Grid, besides: frozenset[Cell] = frozenset()) -> None:
+        """No solution may equal `grid` (to ask whether another grid exists) in
+        its cells other than `besides` (to ask which cells another may change)."""
         n, m = self.n, self.model
         differ = []
         for r in range(n):
             for c in range(n):
+                if (r, c) in besides:
+                    continue
                 b = m.new_bool_var(f"differ{r}_{c}")
                 m.add(self.x[r][c] != grid[r][c]).only_enforce_if(b)
                 differ.append(b)
@@ -264,10 +267,12 @@ class Choice:
 
 
 def most_probable(n: int, options: list[list[tuple[Cage | None, int]]], time_limit: float = 10.0,
-                  forbid: Grid | None = None, max_cost: int | None = None) -> Choice | None:
+                  forbid: Grid | None = None, max_cost: int | None = None,
+                  besides: frozenset[Cell] = frozenset()) -> Choice | None:
     """The cheapest choice of one option per label such that some grid meets
     every chosen clue (a None option constrains nothing), optionally with the
-    grid `forbid` excluded and the total cost at most `max_cost`.  Costs are
+    grid `forbid` excluded (any grid the same as it outside the cells
+    `besides`) and the total cost at most `max_cost`.  Costs are
     integers (scaled -log probabilities).  None when no choice gives a grid;
     SolverTimeout when the solver could not tell within the time limit (which
     covers building the model too)."""
@@ -291,7 +296,7 @@ def most_probable(n: int, options: list[list[tuple[Cage | None, int]]], time_lim
         model.add_exactly_one(lit for lit, _ in lits)
         picks.append(lits)
     if forbid is not None:
-        mod.forbid(forbid)
+        mod.forbid(forbid, besides)
     if cost:
         if max_cost is not None:
             model.add(sum(cost) <= max_cost)
