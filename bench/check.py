@@ -17,7 +17,9 @@ empty cells) and 'hand-photo' (a 'hand' page photographed by a phone), each in s
 themes, the dev writers, seeds from --seed) and 'locked' (the locked split: held-out themes, the
 locked writers, seeds from LOCKED_SEED; tune nothing on it).  --only hands runs those alone.
 Per fill mode and theme split:
-  puzzles       KenKens in the pictures; solved: check had a solution to check against
+  puzzles       KenKens in the pictures; solved: check had a solution to check against (in
+                part: read without labels hidden under answers, reading.resolve_in_part, the
+                cells they decide not judged; its other cells must be the truth's)
   all right     exit 0 where a wrong answer was written (must be 0)
   wrong caught  wrong answers called wrong, of those written in solved puzzles
   false wrong   cells called wrong that hold a right answer, pencil marks or nothing (must be 0)
@@ -48,10 +50,11 @@ from _results import saved  # noqa: E402  (bench/_results.py: the report kept fo
 
 from devtools import hands  # noqa: E402
 from devtools.scenes import FILL_MODES, scene  # noqa: E402
-from kkvision.answers import check_answers, read_written, verdict_of  # noqa: E402
+from kkvision.answers import judge  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
 from kkvision.pipeline import Options, read_source  # noqa: E402
 from kkvision.sources import of_bytes  # noqa: E402
+from kkvision.vocab import HIDDEN  # noqa: E402
 
 WRONG_COUNTS = (0, 1, 3)
 HAND_KINDS = ("hand", "hand-big", "hand-pencil", "hand-photo")
@@ -65,6 +68,7 @@ class Score:
     name: str = ""
     puzzles: int = 0
     solved: int = 0
+    in_part: int = 0
     all_right_but_wrong: int = 0
     wrong_written: int = 0
     wrong_caught: int = 0
@@ -97,13 +101,15 @@ def _match(box: tuple[int, int, int, int] | None, truths: list) -> object | None
 
 def answered(page, truths: list) -> Iterator[tuple]:  # type: ignore[type-arg]
     """(result, truth, whether the result's solution is the truth's) for each puzzle of the page
-    that was answered and is one of the scene's filled-in puzzles."""
+    that was answered and is one of the scene's filled-in puzzles (read in part, check's: in the
+    cells it decides)."""
     for outcome in page.outcomes:
         result = outcome.unique().result
         truth = _match(outcome.box, truths)
         if result is None or truth is None or result.geometry is None:
             continue
-        yield result, truth, [list(r) for r in result.solution] == [list(r) for r in truth.solution]
+        yield result, truth, all(d == truth.solution[r][c] for r, row in enumerate(result.solution)
+                                 for c, d in enumerate(row) if (r, c) not in result.undetermined)
 
 
 def _solved(data: bytes, name: str, truths: list) -> tuple[set[int], str]:  # type: ignore[type-arg]
@@ -127,22 +133,22 @@ def run(args: tuple[int, bool, str, int, str]) -> Score:
     blank_solved, _ = _solved(blank.data, blank.name, [t for t in blank.puzzles if t.fill is not None])
     score.blank_solved = len(blank_solved)
     try:
-        page = read_source(of_bytes(sc.data, sc.name), Options())
+        page = read_source(of_bytes(sc.data, sc.name), Options(in_part=True))  # as `kkvision check` reads it
     except KkvisionError as exc:
         score.why.append(f"exit {int(exc.exit_code)}")
         return score
     for result, truth, same in answered(page, truths):
-        if same and truths.index(truth) in blank_solved:
+        if same and not result.undetermined and truths.index(truth) in blank_solved:
             score.as_blank += 1
         if not same:
             score.why.append("another solution")  # bench/scenes.py counts these: never expected
             continue
         score.solved += 1
+        score.in_part += bool(result.undetermined) or any(lb.how == HIDDEN for lb in result.labels)
         n = result.puzzle.size
-        written_cells = read_written(page.picture, result.geometry, result.solution)
-        unsure = written_cells.unsure
-        verdict = check_answers(result.puzzle, result.solution, written_cells.answers)
-        code = int(verdict_of(verdict, unsure))
+        judged = judge(result.puzzle, result.solution, None, page.picture, result.geometry, result.undetermined)
+        unsure, verdict = judged.unsure, judged.check
+        code = int(judged.verdict)
         score.verdicts[code] += 1
         written = {cell: d for cell, (d, _) in truth.fill.answers.items()}
         wrong = {cell for cell, d in written.items() if d != truth.solution[cell[0]][cell[1]]}
@@ -155,8 +161,8 @@ def run(args: tuple[int, bool, str, int, str]) -> Score:
         score.blanks_found += len(empty & set(verdict.blank) - set(unsure))
         marked = set(truth.fill.pencil) & empty
         score.pencil += len(marked)
-        score.pencil_found += len(marked & set(written_cells.pencil))
-        score.pencil_false += len(set(written_cells.pencil) - marked)
+        score.pencil_found += len(marked & set(judged.pencil))
+        score.pencil_false += len(set(judged.pencil) - marked)
         score.not_judged += len(unsure)
         if wrong and code == 0:
             score.all_right_but_wrong += 1
@@ -175,7 +181,7 @@ def _share(k: int, n: int) -> str:
 
 
 def table(scores: list[Score]) -> str:
-    rows = ["| fill | split | pictures | puzzles | solved | all right (must be 0) | wrong caught | false wrong"
+    rows = ["| fill | split | pictures | puzzles | solved (in part) | all right (must be 0) | wrong caught | false wrong"
             " (must be 0) | blanks found | notes named | not judged | verdicts 0/11/15 | right verdict | as blank |",
             "|" + "---|" * 14]
     groups: dict[tuple[str, str], list[Score]] = defaultdict(list)
@@ -190,7 +196,7 @@ def table(scores: list[Score]) -> str:
         bl, bf = sum(s.blanks for s in g), sum(s.blanks_found for s in g)
         pn, pf = sum(s.pencil for s in g), sum(s.pencil_found for s in g)
         v: Counter[int] = sum((s.verdicts for s in g), Counter())
-        rows.append(f"| {mode} | {split} | {len(g)} | {sum(s.puzzles for s in g)} | {sol} |"
+        rows.append(f"| {mode} | {split} | {len(g)} | {sum(s.puzzles for s in g)} | {sol} ({sum(s.in_part for s in g)}) |"
                     f" {sum(s.all_right_but_wrong for s in g)} | {wc}/{ww} ({wc / max(1, ww):.0%}) |"
                     f" {sum(s.false_wrong for s in g)} | {bf}/{bl} ({bf / max(1, bl):.0%}) |"
                     f" {pf}/{pn} ({pf / max(1, pn):.0%}) [{sum(s.pencil_false for s in g)}] |"

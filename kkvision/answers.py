@@ -137,15 +137,26 @@ class Judged:
 
 
 def judge(puzzle: Puzzle, solution: Grid, typed: str | None, picture: np.ndarray | None = None,
-          geometry: GridGeometry | None = None) -> Judged:
+          geometry: GridGeometry | None = None, undetermined: frozenset[Cell] = frozenset()) -> Judged:
     """The answers typed (an answers text), or else those written in the
-    picture's cells, against the solution: `check`'s work for one puzzle."""
+    picture's cells, against the solution: `check`'s work for one puzzle.  An
+    answer in a cell of `undetermined` (a grid read in part: the solution's
+    digit there is one possibility of several) is not judged."""
     if typed is not None:
-        return Judged(check_answers(puzzle, solution, read_answers(typed, puzzle.size)))
+        answers, unsure = _left_open(read_answers(typed, puzzle.size), (), undetermined)
+        return Judged(check_answers(puzzle, solution, answers), unsure)
     if picture is None or geometry is None:
         raise InputError("no answers to check: give them typed, or check a picture with the answers written in")
     written = read_written(picture, geometry, solution)
-    return Judged(check_answers(puzzle, solution, written.answers), written.unsure, written.pencil)
+    answers, unsure = _left_open(written.answers, written.unsure, undetermined)
+    return Judged(check_answers(puzzle, solution, answers), unsure, written.pencil)
+
+
+def _left_open(answers: Grid, unsure: tuple[Cell, ...], undetermined: frozenset[Cell]) -> tuple[Grid, tuple[Cell, ...]]:
+    """The answers with those in `undetermined` cells taken out (0) and named not judged with `unsure`."""
+    held = {(r, c) for r, row in enumerate(answers) for c, d in enumerate(row) if d != BLANK}
+    kept = tuple(tuple(BLANK if (r, c) in undetermined else d for c, d in enumerate(row)) for r, row in enumerate(answers))
+    return kept, tuple(sorted(set(unsure) | (held & undetermined)))
 
 
 @dataclass(frozen=True)

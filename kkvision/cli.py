@@ -283,7 +283,8 @@ def _options(args: argparse.Namespace) -> Options:
     return Options(fmt=args.format, time_limit=args.time_limit,
                    debug_dir=args.debug_dir, ocr=READER_ALIASES.get(args.ocr, args.ocr),
                    max_pixels=args.max_pixels, puzzle=args.puzzle,
-                   labels=tuple(parse_label(text) for text in args.label or ()))
+                   labels=tuple(parse_label(text) for text in args.label or ()),
+                   in_part=args.command in commands.READ_IN_PART)
 
 
 def _check_args(args: argparse.Namespace) -> None:

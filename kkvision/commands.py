@@ -123,6 +123,11 @@ def solve(page: Page) -> Work[Result]:
     return _answered("solve", page, solved)
 
 
+# the commands whose pictures' grids may be read in part (VisionOptions.in_part): check judges the cells the
+# labels it can read decide, where written answers hide the others; solve, hint and convert need every cell
+READ_IN_PART = frozenset({"check"})
+
+
 def check(page: Page, answers: Typed, wording: Wording) -> Work[Judged]:
     """The answers typed (for a page of one puzzle), or else those written in the picture's
     cells, judged against each puzzle's solution: the wrong, blank and unjudged cells marked."""
@@ -131,7 +136,7 @@ def check(page: Page, answers: Typed, wording: Wording) -> Work[Judged]:
     typed = _typed(page, answers, wording.several, wording.answers)
 
     def judged(result: Result) -> tuple[Judged, Drawing | None]:
-        one = judge(result.puzzle, result.solution, typed, page.picture, result.geometry)
+        one = judge(result.puzzle, result.solution, typed, page.picture, result.geometry, result.undetermined)
         return one, _drawing(result.geometry, result.solution, result.labels, check=True,
                              wrong=frozenset(one.check.wrong), blank=frozenset(one.blank),
                              unsure=frozenset(one.unsure))

@@ -25,6 +25,7 @@ from .puzzle import Grid, Puzzle
 from .solver import solve
 from .sources import Loaded, Source, load
 from .vision.stages import AsRead, GridGeometry, LabelDecision, Reached, Reading, VisionOptions
+from .vocab import Cell
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,9 @@ class Result:
     odds: float | None = None  # pictures: nats by which the answer beats any reading with another solution
     notes: tuple[str, ...] = ()
     geometry: GridGeometry | None = field(default=None, compare=False, repr=False)  # pictures: where the grid is
+    # check only (Options.in_part): cells whose digit labels hidden under written answers leave open;
+    # `solution` there is one possibility, never an answer (the records write 0 there)
+    undetermined: frozenset[Cell] = frozenset()
 
     def unique_or_raise(self) -> Result:
         """This result, or Ambiguous when the puzzle has several solutions."""
@@ -143,4 +147,4 @@ def solve_text(text: str, opts: Options) -> Result:
 
 def _result(reading: Reading) -> Result:
     return Result(reading.puzzle, reading.grid, True, None, reading.labels, reading.geometry.corners,
-                  reading.odds, reading.notes, reading.geometry)
+                  reading.odds, reading.notes, reading.geometry, reading.undetermined)

@@ -26,7 +26,7 @@ from .errors import OutputError, OutputExists
 from .puzzle import Grid
 from .vision.stages import SIDE, GridGeometry, LabelDecision
 from .vision.stats import grey_percentile, percentile
-from .vocab import Cell, label_display
+from .vocab import HIDDEN, Cell, label_display
 
 FONT_NAMES = ("DejaVuSans-Bold.ttf", "LiberationSans-Bold.ttf", "FreeSansBold.ttf")
 SOLUTION = (20, 70, 220, 255)  # RGBA
@@ -182,7 +182,7 @@ def _labels(d: ImageDraw.ImageDraw, geom: GridGeometry, labels: tuple[LabelDecis
             continue
         x0, y0, x1, y1 = geom.cell_box(*label.used.anchor)
         w, h = x1 - x0, y1 - y0
-        text = label_display(label.used.op, label.used.target)
+        text = "?" if label.how == HIDDEN else label_display(label.used.op, label.used.target)
         colour, patch = (UNSURE, UNSURE_BACK) if label.how == "read" else (CHANGED, CHANGED_BACK)
         at = (x0 + LABEL_AT * w, y0 + LABEL_AT * h)
         right = min(x1 - LABEL_AT * w, max(x0 + PATCH[0] * w, d.textbbox(at, text, font=font)[2] + LABEL_AT * w))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from .formats.jsonfmt import to_dict
 from .puzzle import Grid, Puzzle
-from .vocab import cell_name
+from .vocab import HIDDEN, cell_name
 
 if TYPE_CHECKING:
     from .pipeline import Outcome
@@ -31,7 +31,7 @@ def grid_text(grid: Grid, marks: set[tuple[int, int]] | None = None, unsure: set
 
 SCHEMA = "kkvision/1"  # the version of the JSON records below; changes when a field changes meaning
 RECORD_FIELDS = ("schema", "command", "input", "index", "box", "ok", "exit_code", "error", "puzzle", "solution", "unique",
-                 "labels", "odds", "notes", "decide", "image", "wrong", "blank", "unsure", "pencil", "text", "hints",
+                 "labels", "odds", "notes", "decide", "undetermined", "image", "wrong", "blank", "unsure", "pencil", "text", "hints",
                  "seconds")
 
 
@@ -67,9 +67,19 @@ def outcome_record(command: str, input: str, outcome: Outcome, **extra: Any) -> 
     if result.geometry is not None:
         box = outcome.box
         where.update(labels=labels_json(result.labels), odds=odds_times(result.odds), box=list(box) if box else None)
-    fields = dict(solution=result.solution, unique=result.unique, notes=list(result.notes), **where)
+    solution = result.solution
+    if result.undetermined:  # check read in part: those cells' digits are not known (0)
+        solution = tuple(tuple(0 if (r, c) in result.undetermined else d for c, d in enumerate(row))
+                         for r, row in enumerate(solution))
+        where["undetermined"] = [cell_name(c) for c in sorted(result.undetermined)]
+    fields = dict(solution=solution, unique=result.unique, notes=list(result.notes), **where)
     fields.update(extra)
-    return record(command, input, puzzle=result.puzzle, **fields)
+    data = record(command, input, puzzle=result.puzzle, **fields)
+    hidden = {lb.cells[0] for lb in result.labels if lb.how == HIDDEN}
+    for cage in data["puzzle"]["cages"] if hidden else ():  # not read: what they say is not known
+        if tuple(cage["cells"][0]) in hidden:
+            cage.update(op=None, target=None)
+    return data
 
 
 def odds_times(nats: float | None) -> float | None:
@@ -82,7 +92,8 @@ def labels_json(labels: tuple[LabelDecision, ...]) -> list[dict[str, Any]]:
     sure it was, the clue the answer uses, and whether that was 'read' as is,
     'changed' to another of its readings, 'not read' (solved without) or 'given'."""
     return [{"cell": cell_name(lb.cells[0]), "read": lb.read, "probability": round(lb.read_probability, 4),
-             "used": lb.used.label, "used_probability": round(lb.used_probability, 4), "how": lb.how}
+             "used": None if lb.how == HIDDEN else lb.used.label, "used_probability": round(lb.used_probability, 4),
+             "how": lb.how}
             for lb in labels]
 
 

@@ -34,6 +34,9 @@ SPELLINGS = {
     "*": "*", "x": "*", "X": "*", "×": "*", "✕": "*", "·": "*", "∙": "*", "⋅": "*", "＊": "*",
     "/": "/", "÷": "/", "∕": "/", "／": "/",
 }
+# how a label under a player's written answer was taken by check reading a grid in part: not read, free
+# (LabelDecision.how; reading.resolve_in_part)
+HIDDEN = "hidden"
 DISPLAY = {"+": "+", "-": "−", "*": "×", "/": "÷", "=": "", "?": ""}  # how kkvision prints an operator
 MAX_DIGITS = 12  # no KenKen target is longer (a 12-cell product of 12s has 13 digits; real ones far fewer)
 

@@ -417,3 +417,53 @@ def test_a_right_answer_is_judged_on_the_odds_that_a_written_answer_is_right(fil
     right = filled[1][2][3]
     assert ((2, 3) in written.unsure) == (judged == "unsure")
     assert written.answers[2][3] == (right if judged == "right" else 0)
+
+
+def test_check_judges_the_cells_the_labels_it_can_read_decide(filled, capsys, monkeypatch):
+    """A grid whose written answers hide labels it cannot be read without (the reading refused as a
+    whole, here made so, and five labels taken as hidden under answers): check reads it in part and
+    judges the cells those labels do not decide (a wrong one there named), leaves the others not
+    judged (their answers unsure, their digits 0 in the solution, the labels 'hidden', op and target
+    null); solve still refuses the picture."""
+    from kkvision.errors import ClueUnreadable
+    from kkvision.vision import read
+    from kkvision.vocab import parse_cell
+
+    make, solution = filled
+    wrong = [row[:] for row in solution]
+    wrong[4][4] = solution[4][4] % 6 + 1  # E5: decided by the labels read
+    wrong[0][1] = solution[0][1] % 6 + 1  # B1: left open by the hidden ones
+    path = make(wrong)
+    hidden = frozenset({(0, 0), (0, 1), (0, 2), (0, 4), (1, 2)})  # the first five cages' labels
+
+    def refused(n, clues, time_limit, under):
+        raise ClueUnreadable("cannot read the labels (made so)", cells=tuple(sorted(under)))
+
+    monkeypatch.setattr(read, "resolve", refused)
+    monkeypatch.setattr(read, "under_answers", lambda geom, contents: hidden if contents.written else frozenset())
+    assert main(["check", "--json", "--no-image", str(path)]) == ExitCode.ANSWERS_WRONG
+    rec = json.loads(capsys.readouterr().out)
+    open_cells = {parse_cell(name) for name in rec["undetermined"]}
+    assert (0, 1) in open_cells and (4, 4) not in open_cells and len(open_cells) < 36
+    assert rec["wrong"] == [[4, 4]]
+    assert {tuple(c) for c in rec["unsure"]} == open_cells  # every cell is written: each left open is not judged
+    assert all((rec["solution"][r][c] == 0) == ((r, c) in open_cells) for r in range(6) for c in range(6))
+    assert {lb["cell"] for lb in rec["labels"] if lb["how"] == "hidden"} == {"A1", "B1", "C1", "E1", "C2"}
+    assert all(cage["op"] is None for cage in rec["puzzle"]["cages"] if tuple(cage["cells"][0]) in hidden)
+    assert any("not read" in note for note in rec["notes"])
+    assert main(["solve", "--json", "--no-image", str(path)]) == ExitCode.CLUE_UNREADABLE
+
+
+def test_typed_answers_in_cells_a_hidden_label_decides_are_not_judged():
+    """answers.judge of a grid read in part: a typed answer in an undetermined cell is neither right
+    nor wrong (not judged, whatever it holds), a blank one there stays blank, the others are judged."""
+    from kkvision.answers import judge
+    from kkvision.puzzle import Cage, Puzzle
+
+    puzzle = Puzzle(3, tuple(Cage("+", 6, tuple((r, c) for c in range(3))) for r in range(3)))
+    solution = ((1, 2, 3), (2, 3, 1), (3, 1, 2))
+    one = judge(puzzle, solution, "223\n2.1\n312\n", undetermined=frozenset({(0, 1), (1, 1)}))
+    assert one.unsure == ((0, 1),) and one.check.wrong == ((0, 0),) and one.blank == ((1, 1),)
+    assert one.verdict == ExitCode.ANSWERS_WRONG
+    one = judge(puzzle, solution, "123\n231\n312\n", undetermined=frozenset({(0, 1)}))
+    assert one.unsure == ((0, 1),) and one.verdict == ExitCode.ANSWERS_UNSURE  # never "all right"

@@ -215,7 +215,7 @@ def pictures(samples, tmp_path, monkeypatch):
         picture = np.full((40, 40, 3), 255 if source.name.endswith("b.png") else 250, np.uint8)
         return Page(source.name, (Outcome(solve_text(text, opts or Options())),), picture)
 
-    def written(puzzle, solution, typed, picture, geometry):
+    def written(puzzle, solution, typed, picture, geometry, undetermined=frozenset()):
         answers = [list(row) for row in solution]
         if picture[0, 0, 0] == 255:
             answers[0][0] = 4
@@ -439,3 +439,23 @@ def test_a_result_never_shares_a_line_with_the_progress_bar(samples, monkeypatch
     assert len([r for r in results if r.startswith("== ")]) == 6
     assert not [piece for piece in pieces if "== " in piece and not piece.startswith("== ")]
     assert not [piece for piece in pieces if "|" in piece and ("== " in piece or "kkvision:" in piece)]
+
+
+def test_only_check_reads_a_grid_in_part(samples, monkeypatch):
+    """The command line asks the vision to read a grid whose answers hide labels in part for check
+    alone (commands.READ_IN_PART): solve, hint and convert need every cell."""
+    from kkvision import batch, cli
+    from kkvision.errors import UsageError
+
+    seen = []
+
+    def read(source, opts, dpi=None):
+        seen.append(opts.in_part)
+        raise UsageError("read no further")
+
+    monkeypatch.setattr(batch, "read_source", read)
+    monkeypatch.setattr(cli, "read_source", read)
+    for command in ("solve", "hint", "check", "convert"):
+        main([command, "--no-image", str(samples / "photo-6x6.jpg")] if command != "convert"
+             else [command, "--to", "keen", str(samples / "photo-6x6.jpg")])
+    assert seen == [False, False, True, False]

@@ -126,13 +126,13 @@ def test_check_reads_the_answers_from_the_picture_when_none_are_typed(monkeypatc
     page, solution = photo_page()
     seen = []
 
-    def judge(puzzle, sol, typed_answers, picture, geometry):
-        seen.append((typed_answers, picture is page.picture, geometry is page.outcomes[0].geometry))
+    def judge(puzzle, sol, typed_answers, picture, geometry, undetermined):
+        seen.append((typed_answers, picture is page.picture, geometry is page.outcomes[0].geometry, undetermined))
         return Judged(CheckResult(sol, (), ()), unsure=((1, 2),))
 
     monkeypatch.setattr(commands, "judge", judge)
     work = commands.check(page, None, WORDS)
-    assert seen == [(None, True, True)]
+    assert seen == [(None, True, True, frozenset())]
     [rec] = work.records()
     assert rec["exit_code"] == ExitCode.ANSWERS_UNSURE and rec["unsure"] == [[1, 2]]
     assert rec["notes"] == ["unsure cells: C2"]

@@ -9,6 +9,7 @@ from kkvision.errors import ClueUnreadable, UncertainReading
 from kkvision.puzzle import Cage, Puzzle
 from kkvision.vision import reading
 from kkvision.vision.clues import ClueReading
+from kkvision.solver import most_probable
 from kkvision.vision.reading import options, resolve
 
 
@@ -244,3 +245,79 @@ def test_best_reading_within_a_cost_is_the_same_reading_or_none():
     assert found == grid
     assert best_reading(5, tuple(readings), 10.0, max_cost=cost + 0.01) == (cost, found)
     assert best_reading(5, tuple(readings), 10.0, max_cost=cost - 0.05) is None
+
+
+def _pinned_down_only_with_all(seeds: range):
+    """For each seed's 6x6 whose grid its labels pin down but not without a third of them (hidden under
+    a player's answers, read as a wrong clue): the puzzle, its grid, the readings, the hidden indices and
+    cells."""
+    from kkvision.errors import Ambiguous
+
+    for seed in seeds:
+        puzzle, grid = random_puzzle(6, seed=seed)
+        readings = sure(puzzle)
+        hidden = [i for i in range(len(readings)) if i % 3 == 0]
+        for i in hidden:  # read confidently as a clue its cage cannot make in this grid: a big answer's strokes
+            cage = puzzle.cages[i]
+            readings[i] = ClueReading(cage.cells, (("1-" if len(cage.cells) == 2 else "1", 0.95),))
+        under = frozenset(puzzle.cages[i].cells[0] for i in hidden)
+        try:
+            resolve(6, tuple(readings), 10.0, hidden=under)
+        except (ClueUnreadable, UncertainReading, Ambiguous):
+            yield puzzle, grid, readings, hidden, under
+
+
+def test_check_reads_in_part_a_grid_whose_answers_hide_labels_it_needs():
+    """resolve refuses a grid whose labels under answers are read as clues that leave no solution or
+    several; resolve_in_part reads it without them: every cell it does not leave open is the grid's
+    own, the cells it leaves open are where the hidden labels decide (another grid differs there),
+    and the hidden labels are 'hidden', not read."""
+    for puzzle, grid, readings, hidden, under in _pinned_down_only_with_all(range(100, 140)):
+        res = reading.resolve_in_part(6, tuple(readings), 10.0, under)
+        if not res.undetermined:
+            continue
+        assert all(res.grid[r][c] == grid[r][c] for r in range(6) for c in range(6) if (r, c) not in res.undetermined)
+        assert all(res.labels[i].how == "hidden" and not res.labels[i].used_probability for i in hidden)
+        assert all(d.how == "read" for i, d in enumerate(res.labels) if i not in hidden)
+        assert any("not read" in n and "not judged" in n for n in res.notes)
+        # with the hidden labels free and the others as printed, another grid differs from the puzzle's own
+        # in the cells left open, and none in any other cell
+        opts = [[(None, 0)] if i in hidden else [(c, 0)] for i, c in enumerate(puzzle.cages)]
+        assert most_probable(6, opts, 10.0, forbid=grid) is not None
+        assert most_probable(6, opts, 10.0, forbid=grid, besides=res.undetermined) is None
+        return
+    pytest.fail("no puzzle was left open in part by its hidden labels: the test checks nothing")
+
+
+def test_reading_in_part_refuses_a_label_not_hidden_read_two_ways():
+    """A label no answer hides, read two ways that give grids differing in cells the hidden labels do not
+    decide, is the print's own doubt: refused in part as in whole (exit 13, naming it)."""
+    for puzzle, grid, readings, hidden, under in _pinned_down_only_with_all(range(100, 160)):
+        res = reading.resolve_in_part(6, tuple(readings), 10.0, under)
+        opts = [[(None, 0)] if i in hidden else [(c, 0)] for i, c in enumerate(puzzle.cages)]
+        for k, cage in enumerate(puzzle.cages):
+            if k in hidden or cage.op != "+":
+                continue
+            for target in range(cage.target + 1, cage.target + 4):
+                alt = Cage("+", target, cage.cells)
+                other = most_probable(6, opts[:k] + [[(alt, 0)]] + opts[k + 1:], 10.0, forbid=res.grid,
+                                      besides=res.undetermined)
+                if other is None:
+                    continue
+                doubled = list(readings)
+                doubled[k] = ClueReading(cage.cells, ((text_of(cage), 0.5), (text_of(alt), 0.49)))
+                with pytest.raises(UncertainReading) as err:
+                    reading.resolve_in_part(6, tuple(doubled), 10.0, under)
+                assert cage.cells[0] in err.value.cells
+                return
+    pytest.fail("no label could be read two ways so: the test checks nothing")
+
+
+def test_reading_in_part_refuses_when_every_cell_is_left_open():
+    """Labels hidden that leave every cell open: nothing to judge, refused as unreadable, naming them."""
+    puzzle, _ = random_puzzle(4, seed=3)
+    readings = sure(puzzle)
+    under = frozenset(c.cells[0] for c in puzzle.cages)
+    with pytest.raises(ClueUnreadable) as err:
+        reading.resolve_in_part(4, tuple(readings), 10.0, under)
+    assert set(err.value.cells) == under

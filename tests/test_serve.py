@@ -422,3 +422,20 @@ def test_a_picture_bigger_than_it_is_sent_back_is_drawn_at_the_size_sent_where_t
     digits = np.abs(cli - plain).max(axis=2) > 60  # where the command line's answer digits are
     here = np.abs(drawn - plain).max(axis=2) > 30
     assert digits.sum() > 1000 and (here & digits).sum() > 0.9 * digits.sum() and here.sum() < 1.3 * digits.sum()
+
+
+def test_only_check_reads_a_grid_in_part(monkeypatch):
+    """The server asks the vision to read a grid whose answers hide labels in part for check alone
+    (commands.READ_IN_PART), as the command line does: solve and hint need every cell."""
+    from kkvision.serve import work
+
+    seen = []
+
+    def read(loaded, opts):
+        seen.append(opts.in_part)
+        raise UsageError("read no further")
+
+    monkeypatch.setattr(work, "read_loaded", read)
+    for command in ("solve", "hint", "check"):
+        assert work.run(Job(command, PHOTO.read_bytes(), "photo.jpg")).status == 400
+    assert seen == [False, False, True]

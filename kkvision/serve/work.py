@@ -18,14 +18,14 @@ from typing import Any
 import numpy as np
 
 from .. import commands
-from ..commands import PICTURE, Wording, Work
+from ..commands import PICTURE, READ_IN_PART, Wording, Work
 from ..commands import parse_label as parse_label  # the form's label fields (app.py), as the command line's
 from ..defaults import HINT_CELLS, MAX_PIXELS, TIME_LIMIT
 from ..errors import ExitCode, InputError, KkvisionError, UsageError
 from ..pipeline import Options, Outcome, Page, read_loaded
 from ..sources import Loaded, load, of_bytes
 from ..vision.stages import LABEL_SURE, GivenLabel, GridGeometry, LabelDecision
-from ..vocab import Cell, cell_name, label_display, output_name
+from ..vocab import HIDDEN, Cell, cell_name, label_display, output_name
 
 COMMANDS = ("solve", "hint", "check")
 MAX_CELLS = 81  # --cells beyond a 9x9's cells reveals nothing more
@@ -122,7 +122,8 @@ def run(job: Job) -> Answer:
     t0 = time.perf_counter()
     loaded: Loaded | None = None
     try:
-        opts = Options(time_limit=job.time_limit, max_pixels=job.max_pixels, puzzle=job.puzzle, labels=job.labels)
+        opts = Options(time_limit=job.time_limit, max_pixels=job.max_pixels, puzzle=job.puzzle, labels=job.labels,
+                       in_part=job.command in READ_IN_PART)
         loaded = load(of_bytes(job.data, job.name), job.max_pixels)
         page = read_loaded(loaded, opts)
         work = work_of(job, page)
@@ -194,8 +195,8 @@ def view(outcome: Outcome, geom: GridGeometry, given: set[Cell]) -> View:
 
 def _shown(lb: LabelDecision | None) -> tuple[str, str, str]:
     """A solved puzzle's label: the text the answer uses, what was read, and how sure."""
-    if lb is None:
-        return "?", "", "not read"
+    if lb is None or lb.how == HIDDEN:
+        return "?", lb.read if lb else "", "not read"
     how = lb.how if lb.how in ("changed", "not read", "given") else "unsure" if lb.unsure else "sure"
     return label_display(lb.used.op, lb.used.target), lb.read, how
 

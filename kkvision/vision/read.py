@@ -22,8 +22,10 @@ a grid was answered or refused with reached goes to a caller that asks for it
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 
@@ -38,7 +40,7 @@ from ..errors import (
     UsageError,
 )
 from ..solver import load_cp_model, time_budget
-from ..vocab import DEBUG_PUZZLE_FOLDER, cell_name
+from ..vocab import DEBUG_PUZZLE_FOLDER, Cell, cell_name
 from .agree import agree_with_labels
 from .borders import check_borders
 from .cages import darkness, find_cages
@@ -46,16 +48,19 @@ from .clues import clue_for, given_labels, read_cells, read_clues
 from .contents import clean, find_contents, under_answers, unlabelled
 from .grid import NO_GRID, searches
 from .readers import BOTH, MOVED, reader
-from .reading import resolve, unclued
+from .reading import resolve, resolve_in_part, unclued
 from .stages import (
     AsRead,
     CageLayout,
+    ClueReading,
     Contents,
     GivenLabel,
     GridGeometry,
+    LabelReading,
     Reached,
     Reading,
     Refusal,
+    Resolution,
     VisionOptions,
 )
 
@@ -95,6 +100,8 @@ WRITTEN_WHERE_NO_LABEL = 2
 TURNS = (1, 2, 3)  # quarter turns of the square tried when the labels cannot be read upright
 # refusals that a turned picture gives upright (its labels read as nothing, or as other numbers)
 TURN_WHEN = (ClueUnreadable, Unsolvable, UncertainReading, Ambiguous, LabelNotACage)
+# the labels' refusals after which check reads a grid in part (_in_part): its labels hidden under answers free
+IN_PART_WHEN = (ClueUnreadable, Unsolvable, UncertainReading, Ambiguous)
 TURN_CLUED = 0.5  # a way round that no label model reads as a puzzle is read by the second one when its labels
                  # read as clues for this many more of its cages than upright (a side's labels read as nothing)
 
@@ -105,6 +112,9 @@ class Attempt:
 
     reached: Reached
     outcome: Reading | KkvisionError
+    # refused for its labels with some hidden under answers, and VisionOptions.in_part: how to read it in part
+    # (_in_part), run only when every reading of the grid is refused (_taken_in_part)
+    in_part: Callable[[], Reading | None] | None = None
 
 
 def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | None = None,
@@ -356,6 +366,8 @@ def _read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: 
         if not way.cleaned or not _lost_label(attempt.outcome):
             break  # read as it is, or with the writing out and every label as read: no need of the other
     attempt = _taken(ways, refused, answered, name)
+    if isinstance(attempt.outcome, KkvisionError):
+        attempt = _taken_in_part(refused, name, opts.time_limit) or attempt
     if opts.debug_dir is not None:
         from .debug import write_stages
 
@@ -379,6 +391,21 @@ def _taken(ways: list[_Ways], refused: dict[bool, Attempt], answered: list[tuple
     if way is not ways[0]:
         log.info("%s: read %s", name, "with the writing taken out" if way.cleaned else "as it is")
     return Attempt(reached, reading)
+
+
+def _taken_in_part(refused: dict[bool, Attempt], name: str, time_limit: float) -> Attempt | None:
+    """For check, a grid that neither reading answers: its reading in part (Attempt.in_part, with a
+    --time-limit of its own), of the one with the writing taken out (the other has no labels hidden
+    under answers); None when there is none or it is refused too."""
+    attempt = refused.get(True)
+    if attempt is None or attempt.in_part is None:
+        return None
+    with time_budget(time_limit):
+        reading = attempt.in_part()
+    if reading is None:
+        return None
+    log.info("%s: read in part, without the labels hidden under written answers", name)
+    return Attempt(attempt.reached, reading)
 
 
 def _refusing_way(ways: list[_Ways], refused: dict[bool, Attempt]) -> bool:
@@ -514,15 +541,38 @@ def _read_once(way: _Ways, k: int, name: str, opts: VisionOptions, second_model:
         log.info("%s: labels read (%s) with %d tesseract process(es): %s", name, labels.name, labels.processes,
                  " ".join(c.text or "?" for c in clues))
         _mended_too_much(layout)
-        res = resolve(geom.size, clues, opts.time_limit, under_answers(geom, contents))
+        hidden = under_answers(geom, contents)
+        try:
+            res = resolve(geom.size, clues, opts.time_limit, hidden)
+        except IN_PART_WHEN as exc:
+            in_part = partial(_in_part, geom, layout, clues, cells, hidden, opts) if opts.in_part and hidden else None
+            return Attempt(reached, exc, in_part)
         check_borders(layout, cells, res.grid, opts.time_limit)
     except KkvisionError as exc:
         return Attempt(reached, exc)
+    return Attempt(reached, _reading(geom, layout, clues, res))
+
+
+def _in_part(geom: GridGeometry, layout: CageLayout, clues: tuple[ClueReading, ...], cells: dict[Cell, LabelReading],
+             hidden: frozenset[Cell], opts: VisionOptions) -> Reading | None:
+    """For check (opts.in_part), a grid whose reading was refused with labels hidden under written
+    answers: read without those labels (reading.resolve_in_part), its borders weighed as always;
+    None when that is refused too."""
+    try:
+        res = resolve_in_part(geom.size, clues, opts.time_limit, hidden)
+        check_borders(layout, cells, res.grid, opts.time_limit)
+    except KkvisionError:
+        return None
+    return _reading(geom, layout, clues, res)
+
+
+def _reading(geom: GridGeometry, layout: CageLayout, clues: tuple[ClueReading, ...], res: Resolution) -> Reading:
+    """The grid's Reading from its resolved labels (the borders' changes noted first)."""
     notes = res.notes
     if layout.changed:
         notes = ("cage borders changed to agree with where the labels are: "
                  + ", ".join(map(str, layout.changed)),) + notes
-    return Attempt(reached, Reading(geom, layout, clues, res.puzzle, res.grid, notes, res.labels, res.odds))
+    return Reading(geom, layout, clues, res.puzzle, res.grid, notes, res.labels, res.odds, res.undetermined)
 
 
 def _mended_too_much(layout: CageLayout) -> None:

@@ -29,7 +29,7 @@ from ..errors import (
 )
 from ..puzzle import Cage, Puzzle
 from ..solver import Choice, most_probable
-from ..vocab import Cell, cell_name
+from ..vocab import HIDDEN, Cell, cell_name
 from .clues import clue_for
 from .stages import ClueReading, LabelDecision, Resolution
 
@@ -182,12 +182,7 @@ def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float,
         raise _given_at_fault(n, readings, opts, best, time_limit, hidden) or _doubt(readings, opts, best, rival)
     chosen = [opts[i][j][0] for i, j in enumerate(best.picks)]
     final = [c if c is not None else _inferred(rd, best.grid) for rd, c in zip(readings, chosen)]
-    notes = []
-    changed = [f"{cell_name(rd.cells[0])} read as {_read_as(rd)}, taken as {c.label}"
-               for rd, c in zip(readings, chosen) if c is not None and c != clue_for(rd.text, rd.cells, n)]
-    if changed:
-        notes.append("labels read otherwise than the reader's first choice, so that the puzzle has a solution: "
-                     + "; ".join(changed))
+    notes = _changed(readings, chosen, n)
     if unread:
         notes.append("labels not read, solved without them: "
                      + ", ".join(f"{cell_name(c.anchor)} (taken as {c.label})"
@@ -196,11 +191,66 @@ def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float,
     return Resolution(Puzzle(n, tuple(final)), best.grid, labels, odds, tuple(notes))
 
 
+def resolve_in_part(n: int, readings: tuple[ClueReading, ...], time_limit: float, hidden: frozenset[Cell]
+                    ) -> Resolution:
+    """For `check`, when resolve refuses a grid whose written answers hide some labels: the puzzle
+    with the labels in `hidden` (contents.under_answers) not read at all, each free to say anything,
+    the others weighed as resolve weighs them; and the cells whose digit those free labels leave open
+    (`undetermined`): every cell where some reading within MARGIN of the best, with its grid, differs
+    from the best's grid.  The other cells are the same in every such grid, whatever the hidden labels
+    say, so an answer written there is judged as surely as in a grid read whole.  Raises resolve's
+    errors when the labels not hidden do not read as a puzzle (too many overruled or not read, or
+    read two ways that give other grids: those are the print's own doubts), or when every cell is left
+    open (nothing to judge: the refusal says more)."""
+    anything: list[tuple[Cage | None, int]] = [(None, 0)]  # a hidden label, free: it constrains nothing
+    free = [anything if rd.cells[0] in hidden and rd.source != "given" else options(rd, n) for rd in readings]
+    best = _best(n, free, time_limit)
+    trouble = _trouble(n, readings, free, best, hidden, in_part=True)
+    if trouble is not None:
+        raise trouble
+    assert best is not None
+    seen = max(MARGIN, ODDS_SEEN)
+    floor = sum(min(k for _, k in o) for o in free)
+    narrow = _within(free, (best.cost - floor) / SCALE + seen)
+    undetermined: set[Cell] = set()
+    while len(undetermined) < n * n:
+        rival = most_probable(n, narrow, time_limit, forbid=best.grid, max_cost=best.cost + int(seen * SCALE) - 1,
+                              besides=frozenset(undetermined))
+        if rival is None:
+            break
+        rival = _widen(rival, free, narrow)
+        if rival.picks != best.picks:  # a label not hidden read two ways, each with its grid
+            raise _doubt(readings, free, best, rival)
+        undetermined |= {(r, c) for r in range(n) for c in range(n) if rival.grid[r][c] != best.grid[r][c]}
+    if len(undetermined) == n * n:
+        raise _unreadable([rd for rd in readings if rd.cells[0] in hidden])
+    chosen = [free[i][j][0] for i, j in enumerate(best.picks)]
+    final = [c if c is not None else _inferred(rd, best.grid) for rd, c in zip(readings, chosen)]
+    labels = tuple(LabelDecision(rd.cells, rd.text, rd.probability, final[i], 0.0, HIDDEN)
+                   if free[i] is anything else _decision(rd, free[i][j], final[i], n)
+                   for i, (rd, j) in enumerate(zip(readings, best.picks)))
+    unread = sorted(rd.cells[0] for rd in readings if rd.cells[0] in hidden and rd.source != "given")
+    notes = [f"labels under written answers not read: {', '.join(map(cell_name, unread))}; "
+             + (f"the cells whose digit they decide are not judged: {', '.join(map(cell_name, sorted(undetermined)))}"
+                if undetermined else "the other labels decide every cell")] + _changed(readings, chosen, n)
+    return Resolution(Puzzle(n, tuple(final)), best.grid, labels, math.inf, tuple(notes), frozenset(undetermined))
+
+
+def _changed(readings: tuple[ClueReading, ...], chosen: list[Cage | None], n: int) -> list[str]:
+    """The note naming the labels taken otherwise than the reader's first choice (none: [])."""
+    changed = [f"{cell_name(rd.cells[0])} read as {_read_as(rd)}, taken as {c.label}"
+               for rd, c in zip(readings, chosen) if c is not None and c != clue_for(rd.text, rd.cells, n)]
+    return (["labels read otherwise than the reader's first choice, so that the puzzle has a solution: "
+             + "; ".join(changed)] if changed else [])
+
+
 def _trouble(n: int, readings: tuple[ClueReading, ...], opts: list[list[tuple[Cage | None, int]]],
-             best: Choice | None, hidden: frozenset[Cell] = frozenset()) -> KkvisionError | None:
+             best: Choice | None, hidden: frozenset[Cell] = frozenset(), in_part: bool = False
+             ) -> KkvisionError | None:
     """Why the best reading cannot be answered: none has a solution (exit 7), or
     it solves only without, or by overruling, too many labels (exit 5; a label
-    an answer may hide, in `hidden`, solved without is not counted)."""
+    an answer may hide, in `hidden`, solved without is not counted; `in_part`
+    (resolve_in_part: those labels not read at all), nor overruled)."""
     if best is None:
         return Unsolvable("no reading of the labels gives a puzzle with a solution; check the picture with"
                           " --debug-dir (labels read: "
@@ -211,7 +261,8 @@ def _trouble(n: int, readings: tuple[ClueReading, ...], opts: list[list[tuple[Ca
     if len(unread) > MAX_UNREADABLE * len(readings):
         return _unreadable(unread)
     overruled = [rd for i, (rd, j) in enumerate(zip(readings, best.picks))
-                 if rd.source != "given" and opts[i][j][0] != clue_for(rd.text, rd.cells, n)]
+                 if rd.source != "given" and opts[i][j][0] != clue_for(rd.text, rd.cells, n)
+                 and not (in_part and rd.cells[0] in hidden)]
     if len(overruled) > max(1, MAX_OVERRULED * len(readings)):
         return _unreadable(overruled)
     return None

@@ -80,6 +80,9 @@ class VisionOptions:
     time_limit: float = DEFAULT_TIME_LIMIT  # seconds for all the solver runs of one picture
     debug_dir: Path | None = None  # each stage's picture is written here
     labels: tuple[GivenLabel, ...] = ()  # labels the user gave
+    # check: a grid whose written answers hide labels it cannot be read without is read in part
+    # (read.py, reading.resolve_in_part): never for solve, hint or convert, whose answers need every cell
+    in_part: bool = False
 
 
 SIDE = 900  # straightened square side, px
@@ -333,7 +336,9 @@ class LabelDecision:
     read_probability: float
     used: Cage  # the clue the answer uses
     used_probability: float  # of that reading (for a label not read: the share left to unlisted texts)
-    how: str  # 'read' (as read), 'changed' (another of its readings), 'not read' (solved without it), 'given'
+    # 'read' (as read), 'changed' (another of its readings), 'not read' (solved without it), 'given', or 'hidden'
+    # (check read in part: under a written answer, not read; `used` is its cage's clue in one solution of several)
+    how: str
 
     @property
     def unsure(self) -> bool:
@@ -349,6 +354,8 @@ class Resolution:
     labels: tuple[LabelDecision, ...]
     odds: float  # nats by which the answer beats the likeliest reading with another solution (inf: none seen)
     notes: tuple[str, ...]
+    # check only (reading.resolve_in_part): cells whose digit labels hidden under answers leave open
+    undetermined: frozenset[Cell] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -372,6 +379,7 @@ class Reading:
     notes: tuple[str, ...]
     labels: tuple[LabelDecision, ...]  # per cage: what was read and what the answer uses
     odds: float  # nats by which the answer beats the likeliest reading with another solution
+    undetermined: frozenset[Cell] = frozenset()  # check only: cells hidden labels leave open (Resolution's)
 
 
 @dataclass(frozen=True)
