@@ -7,9 +7,9 @@ import pytest
 from devtools.generate import random_puzzle
 from kkvision.errors import ClueUnreadable, UncertainReading
 from kkvision.puzzle import Cage, Puzzle
+from kkvision.solver import most_probable
 from kkvision.vision import reading
 from kkvision.vision.clues import ClueReading
-from kkvision.solver import most_probable
 from kkvision.vision.reading import options, resolve
 
 
@@ -292,7 +292,7 @@ def test_check_reads_in_part_a_grid_whose_answers_hide_labels_it_needs():
 def test_reading_in_part_refuses_a_label_not_hidden_read_two_ways():
     """A label no answer hides, read two ways that give grids differing in cells the hidden labels do not
     decide, is the print's own doubt: refused in part as in whole (exit 13, naming it)."""
-    for puzzle, grid, readings, hidden, under in _pinned_down_only_with_all(range(100, 160)):
+    for puzzle, _, readings, hidden, under in _pinned_down_only_with_all(range(100, 160)):
         res = reading.resolve_in_part(6, tuple(readings), 10.0, under)
         opts = [[(None, 0)] if i in hidden else [(c, 0)] for i, c in enumerate(puzzle.cages)]
         for k, cage in enumerate(puzzle.cages):
