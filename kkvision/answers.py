@@ -118,6 +118,7 @@ class Judged:
     check: CheckResult
     unsure: tuple[Cell, ...] = ()
     pencil: tuple[Cell, ...] = ()
+    left_open: tuple[Cell, ...] = ()  # of `unsure`, those whose digit labels hidden under answers decide (judge)
 
     @property
     def blank(self) -> tuple[Cell, ...]:
@@ -130,7 +131,8 @@ class Judged:
 
     def record_fields(self, notes: tuple[str, ...]) -> dict[str, Any]:
         """This check's fields of the JSON record (report.outcome_record's extras), the puzzle's notes first."""
-        unsure = [f"unsure cells: {', '.join(map(cell_name, self.unsure))}"] if self.unsure else []
+        unread = [c for c in self.unsure if c not in self.left_open]
+        unsure = [f"unsure cells: {', '.join(map(cell_name, unread))}"] if unread else []
         return dict(exit_code=self.verdict, notes=list(notes) + unsure, wrong=[list(c) for c in self.check.wrong],
                     blank=[list(c) for c in self.blank], unsure=[list(c) for c in self.unsure],
                     pencil=[list(c) for c in self.pencil])
@@ -143,20 +145,22 @@ def judge(puzzle: Puzzle, solution: Grid, typed: str | None, picture: np.ndarray
     answer in a cell of `undetermined` (a grid read in part: the solution's
     digit there is one possibility of several) is not judged."""
     if typed is not None:
-        answers, unsure = _left_open(read_answers(typed, puzzle.size), (), undetermined)
-        return Judged(check_answers(puzzle, solution, answers), unsure)
+        answers, unsure, left = _left_open(read_answers(typed, puzzle.size), (), undetermined)
+        return Judged(check_answers(puzzle, solution, answers), unsure, left_open=left)
     if picture is None or geometry is None:
         raise InputError("no answers to check: give them typed, or check a picture with the answers written in")
     written = read_written(picture, geometry, solution)
-    answers, unsure = _left_open(written.answers, written.unsure, undetermined)
-    return Judged(check_answers(puzzle, solution, answers), unsure, written.pencil)
+    answers, unsure, left = _left_open(written.answers, written.unsure, undetermined)
+    return Judged(check_answers(puzzle, solution, answers), unsure, written.pencil, left)
 
 
-def _left_open(answers: Grid, unsure: tuple[Cell, ...], undetermined: frozenset[Cell]) -> tuple[Grid, tuple[Cell, ...]]:
-    """The answers with those in `undetermined` cells taken out (0) and named not judged with `unsure`."""
-    held = {(r, c) for r, row in enumerate(answers) for c, d in enumerate(row) if d != BLANK}
+def _left_open(answers: Grid, unsure: tuple[Cell, ...], undetermined: frozenset[Cell]
+               ) -> tuple[Grid, tuple[Cell, ...], tuple[Cell, ...]]:
+    """The answers with those in `undetermined` cells taken out (0) and named not judged with `unsure`;
+    and the written cells so left open (a cell read unsurely there among them)."""
+    held = {(r, c) for r, row in enumerate(answers) for c, d in enumerate(row) if d != BLANK} | set(unsure)
     kept = tuple(tuple(BLANK if (r, c) in undetermined else d for c, d in enumerate(row)) for r, row in enumerate(answers))
-    return kept, tuple(sorted(set(unsure) | (held & undetermined)))
+    return kept, tuple(sorted(set(unsure) | (held & undetermined))), tuple(sorted(held & undetermined))
 
 
 @dataclass(frozen=True)

@@ -698,7 +698,7 @@ def _said(done: Done[Any], rec: dict[str, Any]) -> _Said:
         wrong, unsure = made.check.wrong, made.unsure
         return _Said(rec, tuple(result.notes), (
             grid_text(made.check.answers, set(wrong), set(unsure)) + "\n"
-            + commands.verdict(wrong, made.blank, unsure, made.pencil)
+            + commands.verdict(wrong, made.blank, unsure, made.pencil, left_open=made.left_open)
             + (" (wrong cells are marked with !)" if wrong else "")
             + ("\nno wrong cell found among those read, but not every cell could be judged: check the cells"
                " marked ? yourself, or type your answers in a file: kkvision check PICTURE ANSWERS"

@@ -22,7 +22,7 @@ Glossary:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -200,18 +200,22 @@ def convert(page: Page, outcome: Outcome, to: str) -> Done[Converted]:
 
 
 def verdict(wrong: Sequence[Cell], blank: Sequence[Cell], unsure: Sequence[Cell] = (),
-            pencil: Sequence[Cell] = (), named: bool = False) -> str:
+            pencil: Sequence[Cell] = (), named: bool = False, left_open: Collection[Cell] = ()) -> str:
     """check's verdict: how many cells are wrong (`named`: which, where no mark shows them),
-    blank (those holding only `pencil` marks named) and not judged, and whether the grid
-    is complete."""
+    blank (those holding only `pencil` marks named) and not judged (why: not read surely,
+    or, those in `left_open`, their digit decided by labels hidden under answers), and whether
+    the grid is complete."""
     def names(cells: Sequence[Cell]) -> str:
         return ", ".join(map(cell_name, cells))
 
+    unread = [c for c in unsure if c not in left_open]
+    decided = [c for c in unsure if c in left_open]
+    why = "; ".join(([f"{names(unread)}: written but not read surely"] if unread else [])
+                    + ([f"{names(decided)}: decided by labels under answers, not read"] if decided else []))
     return (f"{len(wrong)} wrong" + (f" ({names(wrong)})" if named and wrong else "") + f", {len(blank)} blank"
             + (f" ({len(pencil)} holding only pencil marks: {names(pencil)}; notes, never an answer)"
                if pencil else "")
-            + (f", {len(unsure)} not judged ({names(unsure)}: written but not read surely, marked ?)"
-               if unsure else "")
+            + (f", {len(unsure)} not judged ({why}, marked ?)" if unsure else "")
             + ("; the grid is complete" if not blank and not unsure else ""))
 
 

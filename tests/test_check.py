@@ -451,6 +451,9 @@ def test_check_judges_the_cells_the_labels_it_can_read_decide(filled, capsys, mo
     assert {lb["cell"] for lb in rec["labels"] if lb["how"] == "hidden"} == {"A1", "B1", "C1", "E1", "C2"}
     assert all(cage["op"] is None for cage in rec["puzzle"]["cages"] if tuple(cage["cells"][0]) in hidden)
     assert any("not read" in note for note in rec["notes"])
+    assert not any(note.startswith("unsure cells") for note in rec["notes"])  # read surely: open, not unsure
+    assert main(["check", "--no-image", str(path)]) == ExitCode.ANSWERS_WRONG
+    assert ": decided by labels under answers, not read, marked ?" in capsys.readouterr().out
     assert main(["solve", "--json", "--no-image", str(path)]) == ExitCode.CLUE_UNREADABLE
 
 

@@ -239,6 +239,9 @@ def test_convert_of_a_puzzle_refused_for_no_reading_fails_with_its_error():
      "0 wrong, 1 blank (1 holding only pencil marks: B4; notes, never an answer)"),
     (([], [], [(1, 2), (0, 5)]), {},
      "0 wrong, 0 blank, 2 not judged (C2, F1: written but not read surely, marked ?)"),
+    (([], [], [(1, 2), (0, 5)]), {"left_open": {(0, 5)}},
+     "0 wrong, 0 blank, 2 not judged (C2: written but not read surely; F1: decided by labels under answers,"
+     " not read, marked ?)"),
 ])
 def test_the_verdict_sentence(args, kw, sentence):
     assert commands.verdict(*args, **kw) == sentence

@@ -45,6 +45,7 @@ from ..errors import KkvisionError, UsageError
 from ..report import record
 from ..sources import MAX_TEXT_BYTES, is_image
 from ..vision.picture import declared_size
+from ..vocab import parse_cell
 from .config import ServeConfig
 from .pool import Busy, WorkerPool
 from .work import COMMANDS, Answer, Job, parse_label
@@ -416,4 +417,5 @@ def _verdict(rec: dict[str, Any]) -> str:
     def cells(key: str) -> list[tuple[int, int]]:
         return [(r, c) for r, c in rec[key] or []]
 
-    return verdict(cells("wrong"), cells("blank"), cells("unsure"), named=True)
+    left_open = {cell for name in rec.get("undetermined") or [] if (cell := parse_cell(name)) is not None}
+    return verdict(cells("wrong"), cells("blank"), cells("unsure"), named=True, left_open=left_open)
