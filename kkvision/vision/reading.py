@@ -202,8 +202,9 @@ def resolve_in_part(n: int, readings: tuple[ClueReading, ...], time_limit: float
     errors when the labels not hidden do not read as a puzzle (too many overruled or not read, or
     read two ways that give other grids: those are the print's own doubts), or when every cell is left
     open (nothing to judge: the refusal says more)."""
+    freed = [rd.cells[0] in hidden and rd.source != "given" for rd in readings]  # a given label is never freed
     anything: list[tuple[Cage | None, int]] = [(None, 0)]  # a hidden label, free: it constrains nothing
-    free = [anything if rd.cells[0] in hidden and rd.source != "given" else options(rd, n) for rd in readings]
+    free = [anything if f else options(rd, n) for rd, f in zip(readings, freed)]
     best = _best(n, free, time_limit)
     trouble = _trouble(n, readings, free, best, hidden, in_part=True)
     if trouble is not None:
@@ -223,13 +224,13 @@ def resolve_in_part(n: int, readings: tuple[ClueReading, ...], time_limit: float
             raise _doubt(readings, free, best, rival)
         undetermined |= {(r, c) for r in range(n) for c in range(n) if rival.grid[r][c] != best.grid[r][c]}
     if len(undetermined) == n * n:
-        raise _unreadable([rd for rd in readings if rd.cells[0] in hidden])
+        raise _unreadable([rd for rd, f in zip(readings, freed) if f])
     chosen = [free[i][j][0] for i, j in enumerate(best.picks)]
     final = [c if c is not None else _inferred(rd, best.grid) for rd, c in zip(readings, chosen)]
     labels = tuple(LabelDecision(rd.cells, rd.text, rd.probability, final[i], 0.0, HIDDEN)
-                   if free[i] is anything else _decision(rd, free[i][j], final[i], n)
+                   if freed[i] else _decision(rd, free[i][j], final[i], n)
                    for i, (rd, j) in enumerate(zip(readings, best.picks)))
-    unread = sorted(rd.cells[0] for rd in readings if rd.cells[0] in hidden and rd.source != "given")
+    unread = sorted(rd.cells[0] for rd, f in zip(readings, freed) if f)
     notes = [f"labels under written answers not read: {', '.join(map(cell_name, unread))}; "
              + (f"the cells whose digit they decide are not judged: {', '.join(map(cell_name, sorted(undetermined)))}"
                 if undetermined else "the other labels decide every cell")] + _changed(readings, chosen, n)
