@@ -11,7 +11,7 @@ process and a process pool's workers swap in the same files the same way.
                         initargs=(chosen(args), True))
 
 Glossary:
-  kind    which model an option names: digit, label, second_label or contents (MODELS), the
+  kind    which model an option names: digit, label, second_label, contents or answer (MODELS), the
           option being --KIND-model (--second-label-model)
   models  a bench's model options as parsed, by kind: a path, or None for the shipped model
 """
@@ -23,11 +23,11 @@ from pathlib import Path
 
 import cv2
 
-from kkvision.vision import contents, digits, labels, nets
+from kkvision.vision import contents, digits, framed, labels, nets
 
 # kind: the shipped model its option replaces (nets.use_model's name), in the order the options are added
 MODELS = {"digit": digits.MODEL, "label": labels.MODEL, "second_label": labels.SECOND_MODEL,
-          "contents": contents.MODEL}
+          "contents": contents.MODEL, "answer": framed.MODEL}
 Models = dict[str, Path | None]  # kind: the path given (None: the shipped model)
 
 

@@ -216,7 +216,8 @@ def main() -> None:
     add_model_options(ap, digit="read written cells with this model file (one just trained)",
                       label="read labels with this model file",
                       second_label="the second label model (labels.SECOND_MODEL): this file",
-                      contents="the cell-content network (contents.MODEL): this file")
+                      contents="the cell-content network (contents.MODEL): this file",
+                      answer="the framed-answer reader (framed.MODEL): this file")
     ap.add_argument("--hands", action="store_true", help="also the real-hand kinds (needs ../shared/handwriting)")
     ap.add_argument("--only", choices=("fonts", "hands"), help="only the fonts' kinds, or only the real hands'")
     ap.add_argument("--split", choices=("dev", "locked"), help="the real hands of this split only (default both)")

@@ -63,7 +63,8 @@ def onnxruntime_engine():
 
 
 @pytest.mark.parametrize("model, crop", [("labels.onnx", (40, 88)), ("labels-second.onnx", (40, 88)),
-                                         ("digits.onnx", (32, 32)), ("contents.onnx", (48, 48))])
+                                         ("digits.onnx", (32, 32)), ("contents.onnx", (48, 48)),
+                                         ("answers.onnx", (28, 28))])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_onnxruntime_gives_what_opencv_dnn_gives(onnxruntime_engine, model, crop, threads):
     """The two engines of nets.py run each shipped network to the same scores (1e-4), on any thread count
@@ -143,6 +144,7 @@ def test_a_server_worker_warms_up_onnxruntime_for_each_thread_count_a_job_may_ge
         assert {(labels.MODEL, t) for t in {OPENCV_THREADS, cores()}} <= set(made)
         assert {("digits.onnx", t) for t in {OPENCV_THREADS, cores()}} <= set(made)
         assert {("contents.onnx", t) for t in {OPENCV_THREADS, cores()}} <= set(made)
+        assert {("answers.onnx", t) for t in {OPENCV_THREADS, cores()}} <= set(made)
     finally:
         nets.use_opencv()
         cv2.setNumThreads(old)

@@ -99,7 +99,7 @@ def warm_up() -> None:
 
     from .. import render  # noqa: F401  (OpenCV, Pillow, the fonts' module)
     from ..pipeline import Options, solve_text
-    from ..vision import contents, labels, nets, read  # noqa: F401  (read: the vision's modules)
+    from ..vision import contents, framed, labels, nets, read  # noqa: F401  (read: the vision's modules)
     from ..vision.digits import SIDE, read_digits
 
     solve_text(WARM_PUZZLE, Options(fmt="names"))  # OR-Tools imported
@@ -109,6 +109,7 @@ def warm_up() -> None:
         # each model loaded and run once on a whole batch: the runtime's memory is then what a request needs
         read_digits([np.zeros((SIDE, SIDE), np.float32)] * nets.BATCH)
         contents.ink_probability([np.zeros((contents.SIDE, contents.SIDE), np.float32)] * nets.BATCH)
+        framed.read_framed([np.zeros((framed.FRAME, framed.FRAME), np.float32)] * nets.BATCH)  # check's
         nets.scores(labels.MODEL, [np.zeros((labels.CROP_H, labels.CROP_W), np.float32)] * nets.BATCH)
     cv2.setNumThreads(OPENCV_THREADS)
 

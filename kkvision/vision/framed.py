@@ -1,0 +1,71 @@
+"""A written answer's second reading: its ink alone, framed as MNIST frames a digit.
+
+    framed_crops(alone, cell_boxes) -> crops   each cell's answer ink in a FRAME x FRAME crop (None: no ink)
+    read_framed(crops) -> probabilities        (N, 9): the digits 1..9 (a row of zeros where a crop is None)
+
+The cell reader (digits.py) reads the whole cell as it is: the label, the lines,
+pencil marks and an answer of any size anywhere in it, which it must learn to
+tell apart.  check's second look (answers.read_written) gives an answer read
+neither surely right nor surely wrong another reading: the cell's ink that is no
+label's alone (contents.ink_alone), its box scaled to BOX on its longer side and
+centred by its mass in FRAME x FRAME, as MNIST's digits are framed, so that a
+network trained on real writers' digits (models/answers.onnx, made by
+devtools/train_answers.py; run by nets.py) reads it without the cell round it,
+and whatever its size and place.  Specks of the label or the lines left with
+the answer (under SPECK of its ink) are left out.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from . import digits, nets
+
+MODEL = "answers.onnx"
+FRAME, BOX = 28, 20  # MNIST's: a 28 x 28 crop, the digit's box 20 px on its longer side
+LEVEL = 0.3  # of the cell's darkness (paper to its darkest ink): a pixel this dark is the answer's ink
+SPECK = 0.05  # of the answer's ink: a piece of ink apart from the rest smaller than this is a speck
+AREA = (0.02, 0.02, 0.98, 0.98)  # the part of the cell looked at, in cell sides: all but its lines' middle
+AREA_SIDE = 64  # px: the cell's area is read at this size before framing (a 20 px box keeps its detail)
+
+
+def framed_crops(alone: np.ndarray, cell_boxes: list[tuple[float, float, float, float]]) -> list[np.ndarray | None]:
+    """Each cell's answer in `alone` (a square with only the answers' ink, contents.ink_alone) framed:
+    FRAME x FRAME float32 darkness 0..1; None where the cell has no ink."""
+    return [framed(digits.darkness(a)) for a in digits.cell_areas(alone, cell_boxes, AREA, AREA_SIDE)]
+
+
+def framed(dark: np.ndarray) -> np.ndarray | None:
+    """A digit's darkness (0..1, any size) framed as MNIST frames one: its ink's box (specks left out)
+    scaled to BOX on its longer side, centred by its mass in FRAME x FRAME; None when it has no ink."""
+    ink = (dark >= LEVEL).astype(np.uint8)
+    if int(ink.sum()) < 4:
+        return None
+    _, parts, sizes, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    areas = sizes[1:, cv2.CC_STAT_AREA]
+    kept = np.isin(parts, 1 + np.flatnonzero(areas >= SPECK * areas.sum()))
+    kept = cv2.dilate(kept.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0  # with the strokes' soft rims
+    ys, xs = np.nonzero(kept & (ink > 0))
+    glyph = np.where(kept, dark, 0.0)[ys.min():ys.max() + 1, xs.min():xs.max() + 1].astype(np.float32)
+    scale = BOX / max(glyph.shape)
+    w, h = max(1, round(glyph.shape[1] * scale)), max(1, round(glyph.shape[0] * scale))
+    small = cv2.resize(glyph, (w, h), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    mass = float(small.sum())
+    cy = float((np.arange(h)[:, None] * small).sum()) / mass if mass > 0 else h / 2
+    cx = float((np.arange(w)[None, :] * small).sum()) / mass if mass > 0 else w / 2
+    y0 = min(max(round(FRAME / 2 - cy), 0), FRAME - h)
+    x0 = min(max(round(FRAME / 2 - cx), 0), FRAME - w)
+    out = np.zeros((FRAME, FRAME), np.float32)
+    out[y0:y0 + h, x0:x0 + w] = small
+    return np.clip(out, 0.0, 1.0)
+
+
+def read_framed(crops: list[np.ndarray | None]) -> np.ndarray:
+    """(N, 9): each framed crop's probabilities of the digits 1..9 (calibrated: the network's scores are
+    divided by a temperature fitted on writers it never trained on); zeros where a crop is None."""
+    out = np.zeros((len(crops), 9), np.float32)
+    have = [i for i, c in enumerate(crops) if c is not None]
+    if have:
+        out[have] = nets.softmax(nets.scores(MODEL, [crops[i] for i in have]), axis=1)
+    return out

@@ -1,0 +1,56 @@
+"""The framed-answer reader's crops (vision/framed.py): an answer's ink alone, framed as MNIST frames a digit."""
+
+import numpy as np
+import pytest
+
+from kkvision.vision import framed
+
+
+def _seven(side: int, at: tuple[int, int], height: int) -> np.ndarray:
+    """Darkness of a blocky 7 `height` px high with its top-left corner at `at`, in a side x side area."""
+    d = np.zeros((side, side), np.float32)
+    y, x = at
+    w, t = height * 3 // 5, max(2, height // 8)
+    d[y:y + t, x:x + w] = 1.0  # the bar
+    d[y:y + height, x + w - t:x + w] = 1.0  # the stem
+    return d
+
+
+def _box(crop: np.ndarray) -> tuple[int, int, int, int]:
+    ys, xs = np.nonzero(crop >= framed.LEVEL)
+    return int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
+
+
+def test_a_digit_is_framed_alike_whatever_its_size_and_place():
+    """Small at the top left or big at the bottom right, the same shape gives nearly the same crop: its box
+    BOX px on its longer side, its mass at the middle of FRAME x FRAME."""
+    small, big = framed.framed(_seven(64, (4, 6), 20)), framed.framed(_seven(64, (20, 30), 40))
+    assert small is not None and big is not None
+    assert small.shape == (framed.FRAME, framed.FRAME)
+    for crop in (small, big):
+        y0, y1, x0, x1 = _box(crop)
+        assert max(y1 - y0, x1 - x0) in (framed.BOX, framed.BOX + 1)
+        ys, xs = np.mgrid[:framed.FRAME, :framed.FRAME]
+        assert abs((ys * crop).sum() / crop.sum() - framed.FRAME / 2) <= 1.0
+        assert abs((xs * crop).sum() / crop.sum() - framed.FRAME / 2) <= 1.0
+    assert np.abs(small - big).mean() < 0.05
+
+
+def test_a_speck_left_beside_the_answer_is_left_out_of_its_frame():
+    """A speck of a label left by the content stage far from the answer does not stretch its box."""
+    alone = _seven(64, (20, 30), 40)
+    specked = alone.copy()
+    specked[2:4, 2:4] = 1.0  # 4 px against the 7's ~270
+    assert np.allclose(framed.framed(specked), framed.framed(alone))
+
+
+def test_no_ink_is_no_crop_and_reads_as_nothing():
+    assert framed.framed(np.zeros((64, 64), np.float32)) is None
+    assert framed.framed(np.full((64, 64), framed.LEVEL / 2, np.float32)) is None  # grey, no ink
+    assert not framed.read_framed([None]).any()
+
+
+def test_the_shipped_reader_gives_probabilities_of_the_nine_digits():
+    probs = framed.read_framed([framed.framed(_seven(64, (10, 10), 40)), None])
+    assert probs.shape == (2, 9)
+    assert probs[0].sum() == pytest.approx(1.0, abs=1e-4) and not probs[1].any()
