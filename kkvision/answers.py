@@ -52,6 +52,13 @@ ANSWERED = 0.5
 # Below digits.SURE: on those scenes no written cell was read above 0.31 blank (3885 of them), while 185
 # of 3666 blank ones were read 0.8-0.9 (a label's tail, a shadow, notes): at SURE they were unsure.
 BLANK_SURE = 0.8
+# A cell read surely as another digit (NOT_RIGHT, WRONG_SURE) is called wrong only when the framed-answer
+# reader (vision/framed.py: its ink alone, framed as MNIST frames a digit) gives the right digit less than
+# FRAMED_DOUBT: two readers that disagree on a shape make it not judged, never wrong.  On bench/check.py's
+# real hands of the working split, seeds 100..179 (not the ones it reports), it left 2 of 7 right answers
+# called wrong not judged (their right digits read 0.15 and 0.40) and no wrong one of 116 (the most a
+# wrong answer's right digit was read: 0.0033).
+FRAMED_DOUBT = 0.1
 
 
 @dataclass(frozen=True)
@@ -183,12 +190,14 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
     wrong when the right digit is at most NOT_RIGHT and the others are
     WRONG_SURE together (_surely_other), though which of them is less sure
     (the most probable is given), and that digit stays the likeliest with the
-    cell's box nudged a few percent (_unsteady); neither, it is read again from
-    the cell's ink that is no label's alone (contents.ink_alone: an answer
+    cell's box nudged a few percent (_unsteady) and the framed-answer reader
+    gives the right digit less than FRAMED_DOUBT; neither, it is read again
+    from the cell's ink that is no label's alone (contents.ink_alone: an answer
     written over its label's corner, or blurred in a photo, is read less
-    surely with the label beside it, a 1 touching a label's '+' as a 7) and is
-    right when the right digit is SURE so, else not judged (never wrong from
-    the second look).  On bench/check.py's real hands of the working split at
+    surely with the label beside it, a 1 touching a label's '+' as a 7), by
+    the cell reader and, framed as MNIST frames a digit, by the framed-answer
+    reader (vision/framed.py), and is right when the right digit is SURE for
+    either, else not judged (never wrong from the second look).  On bench/check.py's real hands of the working split at
     seeds 100..259 (not the ones it reports), reading again the cells read
     less than likelier than not right as well made 20 more of 5137 right
     answers right, and no wrong answer's right digit was read above 0.19 so
@@ -207,6 +216,7 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
         line_contrast,
         read_digits,
     )
+    from .vision.framed import framed_crops, read_framed
 
     n = geometry.size
     square = geometry.square(picture)
@@ -245,17 +255,36 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
             grid[r][c] = k
         else:
             unsure.append((r, c))
-    for r, c in _unsteady(square, geometry, called):
+    unsteady = _unsteady(square, geometry, called)
+    for r, c in unsteady:
         grid[r][c] = BLANK  # surely not right as the box is, but not with it moved: not judged
         unsure.append((r, c))
-    if again and solution is not None:
-        alone = ink_alone(square, geometry, again)
-        for (r, c), p in zip(again, read_digits(digit_crops(alone, [geometry.cell_box(r, c) for r, c in again]))):
-            if _right_given(_in_grid(p, n, NOTES), n, solution[r][c]) >= SURE:
+    wrong = [cell for cell, _ in called if cell not in unsteady]
+    if (again or wrong) and solution is not None:
+        looked = again + wrong
+        boxes = [geometry.cell_box(r, c) for r, c in looked]
+        alone = ink_alone(square, geometry, looked)
+        firsts = read_digits(digit_crops(alone, boxes[:len(again)])) if again else np.zeros((0, NOTES + 1))
+        seconds = read_framed(framed_crops(alone, boxes))
+        for (r, c), p, f in zip(again, firsts, seconds):
+            if _right_given(_in_grid(p, n, NOTES), n, solution[r][c]) >= SURE or _framed_right(f, n, solution[r][c]):
                 grid[r][c] = solution[r][c]
             else:
                 unsure.append((r, c))
+        for (r, c), f in zip(wrong, seconds[len(again):]):
+            if f[solution[r][c] - 1] >= FRAMED_DOUBT:  # the framed reader sees the right digit too
+                grid[r][c] = BLANK
+                unsure.append((r, c))
     return Written(tuple(tuple(row) for row in grid), tuple(sorted(unsure)), tuple(pencil))
+
+
+def _framed_right(probs: np.ndarray, size: int, right: int) -> bool:
+    """Is the right digit SURE for the framed-answer reader (framed.read_framed: the digits 1..9), given
+    that the cell holds one of the grid's digits 1..size?"""
+    from .vision.digits import SURE
+
+    held = float(probs[:size].sum())
+    return held > 0 and float(probs[right - 1]) / held >= SURE
 
 
 def _in_grid(probs: np.ndarray, size: int, notes: int) -> np.ndarray:

@@ -73,11 +73,16 @@ def test_handwritten_digits_are_read_as_the_training_script_measures():
 def _smudge(monkeypatch, cell, between, n=6, nudged=False):
     """The digit reader made unsure of one cell (0.5 / 0.5 between two digits): the verdict is the
     subject.  Read again alone (from its ink that is no label's: the only cell read so), it reads the
-    same.  `nudged`: the cell is called wrong, and its boxes nudged (answers._unsteady, the only
-    cell read so) read the same."""
-    from kkvision.vision import digits
+    same, and so does the framed-answer reader.  `nudged`: the cell is called wrong, and its boxes
+    nudged (answers._unsteady, the only cell read so) read the same."""
+    from kkvision.vision import digits, framed
 
     real = digits.read_digits
+
+    def framed_unsure(crops):
+        probs = np.zeros((len(crops), 9), np.float32)
+        probs[:, between[0] - 1] = probs[:, between[1] - 1] = 0.5
+        return probs
 
     def unsure(crops):
         probs = real(crops).copy()
@@ -88,6 +93,7 @@ def _smudge(monkeypatch, cell, between, n=6, nudged=False):
         return probs
 
     monkeypatch.setattr(digits, "read_digits", unsure)
+    monkeypatch.setattr(framed, "read_framed", framed_unsure)
 
 
 def test_a_cell_not_read_surely_is_never_called_right(filled, capsys, monkeypatch):
@@ -266,12 +272,13 @@ def test_a_cell_is_wrong_only_when_its_right_digit_is_surely_not_what_was_writte
         assert _surely_other(digits, right, size) == verdict
 
 
-def _read_cell_as(monkeypatch, filled, centred, nudged):
+def _read_cell_as(monkeypatch, filled, centred, nudged, framed_as=None):
     """read_written of a filled 6x6 whose cell C3 the digit reader reads as `centred(right)` and, with
     its box nudged (answers._unsteady: asked only for the cells called wrong), as each of
-    `nudged(right)`: (the Written, how many crops each nudged reading had)."""
+    `nudged(right)`; the framed-answer reader as `framed_as(right)` (the digits 1..9), or not at all
+    (None: as if it found no ink): (the Written, how many crops each nudged reading had)."""
     from kkvision.answers import read_written
-    from kkvision.vision import digits
+    from kkvision.vision import digits, framed
 
     make, solution = filled
     n, right = 6, solution[2][3]
@@ -289,7 +296,14 @@ def _read_cell_as(monkeypatch, filled, centred, nudged):
             out[:] = nudged(right)
         return out
 
+    def framed_said(crops):
+        out = np.zeros((len(crops), 9), np.float32)
+        if framed_as is not None:
+            out[:] = framed_as(right)
+        return out
+
     monkeypatch.setattr(digits, "read_digits", said)
+    monkeypatch.setattr(framed, "read_framed", framed_said)
     return read_written(page.picture, page.outcomes[0].result.geometry, tuple(map(tuple, solution))), seen
 
 
@@ -373,6 +387,54 @@ def test_a_right_answer_read_unsurely_is_read_again_from_its_ink_alone(filled, m
     assert seen == [1]  # read again: that cell alone
     assert ((2, 3) in written.unsure) == (judged == "unsure")
     assert written.answers[2][3] == (right if judged == "right" else 0)
+
+
+def _framed(digit, p_digit):
+    """A framed-answer reading (the digits 1..9): `digit` at p_digit, the rest shared evenly."""
+    out = np.full(9, (1.0 - p_digit) / 8, np.float32)
+    out[digit - 1] = p_digit
+    return out
+
+
+@pytest.mark.parametrize("framed_right,framed_other,judged", [
+    (0.97, None, "right"),  # the framed-answer reader is sure of the right digit: right
+    (0.8, None, "unsure"),  # not sure: not judged
+    (None, 0.99, "unsure"),  # sure of another digit: not judged, never wrong from the second look
+])
+def test_an_answer_unsure_to_the_cell_reader_is_right_when_the_framed_reader_is_sure_of_it(
+        filled, monkeypatch, framed_right, framed_other, judged):
+    """A right answer read 0.6 as it is and 0.7 alone (not judged by the cell reader) is read by the
+    framed-answer reader too (vision/framed.py: its ink alone framed as MNIST frames a digit): SURE there
+    of the right digit, given the grid's digits, makes it right; anything else leaves it not judged."""
+    framed_as = ((lambda right: _framed(right, framed_right)) if framed_right is not None
+                 else (lambda right: _framed(_others(right)[0], framed_other)))
+    written, _ = _read_cell_as(monkeypatch, filled, lambda right: _leaning(right, 0.6),
+                               lambda right: _leaning(right, 0.7), framed_as)
+    right = filled[1][2][3]
+    assert ((2, 3) in written.unsure) == (judged == "unsure")
+    assert written.answers[2][3] == (right if judged == "right" else 0)
+
+
+@pytest.mark.parametrize("framed_right,judged", [
+    (0.01, "wrong"),  # the framed-answer reader agrees it is not the right digit: wrong
+    (0.3, "unsure"),  # it sees the right digit as a fair chance (FRAMED_DOUBT): two readers disagree, not judged
+])
+def test_an_answer_read_surely_as_another_digit_is_wrong_only_if_the_framed_reader_agrees(
+        filled, monkeypatch, framed_right, judged):
+    """A cell the cell reader reads surely as another digit, steadily with its box nudged, is called wrong
+    only when the framed-answer reader gives the right digit less than answers.FRAMED_DOUBT; else a shape
+    between two digits: not judged."""
+    from kkvision.vision.digits import NUDGES
+
+    def reading(right):
+        a, b = _others(right)
+        return _probs(right, **{f"d{a}": 0.6, f"d{b}": 0.3})
+
+    written, _ = _read_cell_as(monkeypatch, filled, reading, lambda right: [reading(right)] * len(NUDGES),
+                               lambda right: _framed(right, framed_right))
+    right = filled[1][2][3]
+    assert ((2, 3) in written.unsure) == (judged == "unsure")
+    assert written.answers[2][3] == (_others(right)[0] if judged == "wrong" else 0)
 
 
 @pytest.mark.parametrize("p9,p_right,judged", [
