@@ -11,8 +11,9 @@ as MNIST frames a digit (framed.framed: its box scaled to 20 px, centred by its
 mass in 28 x 28).  This network reads that crop as one of the digits 1..9.
 
 Training crops: real writers' digits (devtools/hands.py's training split of the
-MNIST writers; the 'dev' and 'locked' writers never), each written as the
-scenes write them (hands.draw: a pen's cut of the enlarged digit, a hand's lean
+MNIST writers; the 'dev' and 'locked' writers never) and, TYPED of them, the
+digit typed in a seen font (never a held-out design) or drawn as kkvision
+draws answers; each written as the scenes write them (hands.draw: a pen's cut of the enlarged digit, a hand's lean
 and turn) 10..90 px high, then spoiled as a picture and the content stage spoil
 it (JUNK of them: a bit of a line at a side or a speck of a label left with it;
 CUT_SHARE cut off at a cell's side; blur, faint ink, noise) and framed by
@@ -40,8 +41,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from PIL import Image, ImageDraw, ImageFont
+
 from devtools import export, hands
-from devtools.train_digits import Scale, calibration_error, softmax, temperature
+from devtools.train_digits import Scale, calibration_error, fonts, own_font, softmax, temperature
 from kkvision.vision import framed
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,12 +52,28 @@ HEIGHT = (10.0, 90.0)  # px: how high an answer is written in the pictures read 
 JUNK = 0.3  # crops with a bit of a line or a label's speck left beside the answer by the content stage
 CUT_SHARE = 0.1  # crops of an answer cut off (up to CUT of it) at a cell's side
 CUT = 0.12
+TYPED = 0.15  # digits typed in a seen font or drawn as kkvision draws answers: check reads typed answers too
 
 
-def example(rng: random.Random, image: np.ndarray) -> np.ndarray | None:
-    """One real digit written, spoiled and framed as framed_crops frames an answer (None: framed found no ink)."""
+def typed(digit: int, height: float, rng: random.Random) -> np.ndarray:
+    """A digit typed in a font a typed answer may be in (train_digits.fonts: no held-out design) or drawn as
+    kkvision draws answers: ink coverage 0..1, `height` px high."""
+    size = max(8, int(height * 1.4))
+    canvas = Image.new("L", (3 * size, 3 * size), 0)
+    font = ImageFont.truetype(own_font() if rng.random() < 0.2 else rng.choice(fonts()), size)
+    ImageDraw.Draw(canvas).text((1.5 * size, 1.5 * size), str(digit), font=font, fill=255, anchor="mm")
+    return np.asarray(canvas, np.float32) / 255.0
+
+
+def example(rng: random.Random, image: np.ndarray, digit: int) -> np.ndarray | None:
+    """One real writer's digit (TYPED of them: the digit typed), written, spoiled and framed as framed_crops
+    frames an answer (None: framed found no ink)."""
     h = rng.uniform(*HEIGHT)
-    d: np.ndarray = hands.draw(image, h, rng, slant=rng.uniform(-0.35, 0.25), turn=rng.uniform(-10, 10)) / 255.0
+    d: np.ndarray
+    if rng.random() < TYPED:
+        d = typed(digit, h, rng)
+    else:
+        d = hands.draw(image, h, rng, slant=rng.uniform(-0.35, 0.25), turn=rng.uniform(-10, 10)) / 255.0
     d = np.pad(d, int(h * 0.3) + 2)
     if rng.random() < JUNK:
         rows, cols = d.shape
@@ -87,7 +106,7 @@ def _make(args: tuple[str, int, int]) -> tuple[np.ndarray, np.ndarray]:
     ys: list[int] = []
     while len(xs) < count:
         i = rng.randrange(len(images))
-        x = example(rng, images[i])
+        x = example(rng, images[i], int(labels[i]))
         if x is not None:
             xs.append(x)
             ys.append(int(labels[i]) - 1)

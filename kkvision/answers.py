@@ -53,11 +53,12 @@ ANSWERED = 0.5
 # of 3666 blank ones were read 0.8-0.9 (a label's tail, a shadow, notes): at SURE they were unsure.
 BLANK_SURE = 0.8
 # A cell read surely as another digit (NOT_RIGHT, WRONG_SURE) is called wrong only when the framed-answer
-# reader (vision/framed.py: its ink alone, framed as MNIST frames a digit) gives the right digit less than
-# FRAMED_DOUBT: two readers that disagree on a shape make it not judged, never wrong.  On bench/check.py's
-# real hands of the working split, seeds 100..179 (not the ones it reports), it left 2 of 7 right answers
-# called wrong not judged (their right digits read 0.15 and 0.40) and no wrong one of 116 (the most a
-# wrong answer's right digit was read: 0.0033).
+# reader (vision/framed.py: the answer's ink alone and its whole strokes, each framed as MNIST frames a
+# digit) gives the right digit less than FRAMED_DOUBT both ways: two readers that disagree on a shape make
+# it not judged, never wrong.  On bench/check.py's real hands of the working split, seeds 100..179 (not
+# the ones it reports), it left 5 of 7 right answers called wrong not judged and every wrong one of the
+# 111 called wrong called so (the most a wrong answer's right digit was read: 0.0029 from its ink alone,
+# 0.18 from its strokes).
 FRAMED_DOUBT = 0.1
 
 
@@ -205,7 +206,7 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
     Without the solution, a digit must be SURE on its own.  A cell with no ink
     where an answer goes (against its lines' darkness) is blank whatever the
     network says; ink too faint for an answer is never read as one."""
-    from .vision.contents import ink_alone
+    from .vision.contents import alone_in, written_ink
     from .vision.digits import (
         EMPTY_INK_SHARE,
         FAINT_INK,
@@ -216,7 +217,7 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
         line_contrast,
         read_digits,
     )
-    from .vision.framed import framed_crops, read_framed
+    from .vision.framed import framed_crops, read_framed, stroke_crops
 
     n = geometry.size
     square = geometry.square(picture)
@@ -263,16 +264,19 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
     if (again or wrong) and solution is not None:
         looked = again + wrong
         boxes = [geometry.cell_box(r, c) for r, c in looked]
-        alone = ink_alone(square, geometry, looked)
+        mask = written_ink(square, geometry, looked)
+        alone = alone_in(square, mask)
         firsts = read_digits(digit_crops(alone, boxes[:len(again)])) if again else np.zeros((0, NOTES + 1))
-        seconds = read_framed(framed_crops(alone, boxes))
+        # the framed-answer reader, on the ink alone and on its whole strokes (vision/framed.py): (N, 2, 9)
+        seconds = np.stack([read_framed(framed_crops(alone, boxes)), read_framed(stroke_crops(square, mask, boxes))], 1)
         for (r, c), p, f in zip(again, firsts, seconds):
-            if _right_given(_in_grid(p, n, NOTES), n, solution[r][c]) >= SURE or _framed_right(f, n, solution[r][c]):
+            if (_right_given(_in_grid(p, n, NOTES), n, solution[r][c]) >= SURE
+                    or any(_framed_right(framing, n, solution[r][c]) for framing in f)):
                 grid[r][c] = solution[r][c]
             else:
                 unsure.append((r, c))
         for (r, c), f in zip(wrong, seconds[len(again):]):
-            if f[solution[r][c] - 1] >= FRAMED_DOUBT:  # the framed reader sees the right digit too
+            if f[:, solution[r][c] - 1].max() >= FRAMED_DOUBT:  # the framed reader sees the right digit too
                 grid[r][c] = BLANK
                 unsure.append((r, c))
     return Written(tuple(tuple(row) for row in grid), tuple(sorted(unsure)), tuple(pencil))

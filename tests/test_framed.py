@@ -44,6 +44,16 @@ def test_a_speck_left_beside_the_answer_is_left_out_of_its_frame():
     assert np.allclose(framed.framed(specked), framed.framed(alone))
 
 
+def test_ink_that_is_all_specks_is_framed_by_its_largest():
+    """A noisy cell: twenty-five specks, each 4% of the ink (none SPECK of it): framed, not a failure."""
+    dark = np.zeros((64, 64), np.float32)
+    for k in range(25):
+        y, x = 2 + 12 * (k // 5), 2 + 12 * (k % 5)
+        dark[y:y + 2, x:x + 2] = 1.0
+    crop = framed.framed(dark)
+    assert crop is not None and crop.max() > 0
+
+
 def test_no_ink_is_no_crop_and_reads_as_nothing():
     assert framed.framed(np.zeros((64, 64), np.float32)) is None
     assert framed.framed(np.full((64, 64), framed.LEVEL / 2, np.float32)) is None  # grey, no ink
@@ -54,3 +64,24 @@ def test_the_shipped_reader_gives_probabilities_of_the_nine_digits():
     probs = framed.read_framed([framed.framed(_seven(64, (10, 10), 40)), None])
     assert probs.shape == (2, 9)
     assert probs[0].sum() == pytest.approx(1.0, abs=1e-4) and not probs[1].any()
+
+
+def test_stroke_crops_frame_the_whole_strokes_the_mask_touches_not_the_label_nor_the_lines():
+    """The content network's mask covered only the bottom half of an answer's stroke: stroke_crops frames
+    the whole stroke, as framed_crops frames the answer drawn alone, leaving out the label and the
+    cell's lines (the mask reaching into them)."""
+    side = 120
+    answer = np.full((side, side), 250, np.uint8)
+    answer[40:110, 56:64] = 20  # a 1
+    answer[40:48, 40:56] = 20  # its flag
+    square = answer.copy()
+    square[:, :3] = square[:, -3:] = square[:3] = square[-3:] = 0  # the cell's lines
+    square[8:26, 8:30] = 20  # the label at the top left
+    ink = np.zeros((side, side), np.uint8)
+    ink[75:, 50:70] = 255  # the mask: only the 1's bottom half, and the bottom line under it
+    box = [(0.0, 0.0, float(side), float(side))]
+    got, want = framed.stroke_crops(square, ink, box)[0], framed.framed_crops(answer, box)[0]
+    half = framed.framed_crops(np.where(ink > 0, square, 250).astype(np.uint8), box)[0]
+    assert got is not None and want is not None and half is not None
+    assert np.abs(got - want).mean() < 0.02  # the whole 1 with its flag; no label, no line
+    assert np.abs(half - want).mean() > 0.05  # the mask alone frames half of it, and a bit of the line

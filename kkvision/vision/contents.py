@@ -2,6 +2,7 @@
 
     find_contents(square, geom) -> Contents     the written cells, and where their ink lies
     ink_alone(square, geom, cells) -> square    only those cells' ink that is no label's (check's second look)
+    alone_in(square, ink) -> square             only the ink of written_ink's mask
     clean(square, geom, contents) -> square     that ink painted over from the paper and lines round it
     unlabelled(contents, layout) -> cells       the written cells no label can be in
     under_answers(geom, contents) -> cells      the cells whose label a written answer may hide
@@ -150,8 +151,12 @@ def haloed(ink: np.ndarray, gray: np.ndarray, side: float) -> np.ndarray:
 def ink_alone(square: np.ndarray, geom: GridGeometry, cells: list[Cell]) -> np.ndarray:
     """The square with only the given cells' ink that is no label's left (written_ink), the rest paper
     (PAPER): an answer with the label, the lines and whatever else round it painted out."""
-    paper = np.percentile(square, PAPER)
-    return np.where(written_ink(square, geom, cells) > 0, square, np.asarray(paper, square.dtype))
+    return alone_in(square, written_ink(square, geom, cells))
+
+
+def alone_in(square: np.ndarray, ink: np.ndarray) -> np.ndarray:
+    """The square with only its pixels where `ink` (written_ink's mask) is left, the rest paper (PAPER)."""
+    return np.where(ink > 0, square, np.asarray(np.percentile(square, PAPER), square.dtype))
 
 
 def _cell_side(geom: GridGeometry) -> float:

@@ -1,7 +1,8 @@
 """A written answer's second reading: its ink alone, framed as MNIST frames a digit.
 
-    framed_crops(alone, cell_boxes) -> crops   each cell's answer ink in a FRAME x FRAME crop (None: no ink)
-    read_framed(crops) -> probabilities        (N, 9): the digits 1..9 (a row of zeros where a crop is None)
+    framed_crops(alone, cell_boxes) -> crops        each cell's answer ink in a FRAME x FRAME crop (None: no ink)
+    stroke_crops(square, ink, cell_boxes) -> crops  ... its whole strokes, where the mask `ink` touches them
+    read_framed(crops) -> probabilities             (N, 9): the digits 1..9 (a row of zeros where a crop is None)
 
 The cell reader (digits.py) reads the whole cell as it is: the label, the lines,
 pencil marks and an answer of any size anywhere in it, which it must learn to
@@ -12,7 +13,11 @@ centred by its mass in FRAME x FRAME, as MNIST's digits are framed, so that a
 network trained on real writers' digits (models/answers.onnx, made by
 devtools/train_answers.py; run by nets.py) reads it without the cell round it,
 and whatever its size and place.  Specks of the label or the lines left with
-the answer (under SPECK of its ink) are left out.
+the answer (under SPECK of its ink) are left out.  The content network's mask
+may miss part of an answer (half an 8's loop, a stroke's end beside the label):
+stroke_crops frames the cell's strokes themselves that the mask covers at
+least TOUCHED of (off the cell's lines and out of the label's place where the
+mask is not), the answer's whole strokes; check takes either framing's reading.
 """
 
 from __future__ import annotations
@@ -28,12 +33,42 @@ LEVEL = 0.3  # of the cell's darkness (paper to its darkest ink): a pixel this d
 SPECK = 0.05  # of the answer's ink: a piece of ink apart from the rest smaller than this is a speck
 AREA = (0.02, 0.02, 0.98, 0.98)  # the part of the cell looked at, in cell sides: all but its lines' middle
 AREA_SIDE = 64  # px: the cell's area is read at this size before framing (a 20 px box keeps its detail)
+# stroke_crops: a stroke (a piece of the cell's ink) the mask covers this share of is the answer's whole
+TOUCHED = 0.3
+LINES = 0.06  # of the area's side at its edges: where the cell's lines lie (never a stroke of the answer's)
+LABEL_PLACE = (0.04, 0.04, 0.5, 0.3)  # of the area's side (left, top, right, bottom): the label's, kept out
 
 
 def framed_crops(alone: np.ndarray, cell_boxes: list[tuple[float, float, float, float]]) -> list[np.ndarray | None]:
     """Each cell's answer in `alone` (a square with only the answers' ink, contents.ink_alone) framed:
     FRAME x FRAME float32 darkness 0..1; None where the cell has no ink."""
     return [framed(digits.darkness(a)) for a in digits.cell_areas(alone, cell_boxes, AREA, AREA_SIDE)]
+
+
+def stroke_crops(square: np.ndarray, ink: np.ndarray, cell_boxes: list[tuple[float, float, float, float]]
+                 ) -> list[np.ndarray | None]:
+    """Each cell's strokes that `ink` (contents.written_ink's mask of the square, 255 on the answers'
+    ink) covers at least TOUCHED of, with the ink it covers, off the cell's lines, framed: FRAME x FRAME
+    float32; None: no ink."""
+    out = []
+    masks = digits.cell_areas(ink.astype(np.float32), cell_boxes, AREA, AREA_SIDE)
+    for area, mask in zip(digits.cell_areas(square, cell_boxes, AREA, AREA_SIDE), masks):
+        dark, covered = digits.darkness(area), mask > 127
+        strokes = dark >= LEVEL
+        edge = int(LINES * AREA_SIDE)
+        left, top, right, bottom = (int(f * AREA_SIDE) for f in LABEL_PLACE)
+        free = strokes.copy()
+        free[:edge], free[-edge:], free[:, :edge], free[:, -edge:] = False, False, False, False
+        kept = covered & free  # the mask's ink but on the lines
+        free[top:bottom, left:right] &= covered[top:bottom, left:right]
+        count, parts = cv2.connectedComponents(free.astype(np.uint8), connectivity=8)
+        for k in range(1, count):
+            part = parts == k
+            if (part & covered).sum() >= TOUCHED * part.sum():
+                kept |= part
+        kept = cv2.dilate(kept.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0  # with the strokes' soft rims
+        out.append(framed(np.where(kept, dark, 0.0).astype(np.float32)))
+    return out
 
 
 def framed(dark: np.ndarray) -> np.ndarray | None:
@@ -44,7 +79,8 @@ def framed(dark: np.ndarray) -> np.ndarray | None:
         return None
     _, parts, sizes, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     areas = sizes[1:, cv2.CC_STAT_AREA]
-    kept = np.isin(parts, 1 + np.flatnonzero(areas >= SPECK * areas.sum()))
+    big = np.flatnonzero(areas >= SPECK * areas.sum())  # none when the ink is all specks: its largest
+    kept = np.isin(parts, 1 + (big if len(big) else np.array([int(areas.argmax())])))
     kept = cv2.dilate(kept.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0  # with the strokes' soft rims
     ys, xs = np.nonzero(kept & (ink > 0))
     glyph = np.where(kept, dark, 0.0)[ys.min():ys.max() + 1, xs.min():xs.max() + 1].astype(np.float32)
