@@ -40,7 +40,6 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-
 from PIL import Image, ImageDraw, ImageFont
 
 from devtools import export, hands
