@@ -193,7 +193,7 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
     (the most probable is given), and that digit stays the likeliest with the
     cell's box nudged a few percent (_unsteady) and the framed-answer reader
     gives the right digit less than FRAMED_DOUBT; neither, it is read again
-    from the cell's ink that is no label's alone (contents.ink_alone: an answer
+    from the cell's ink that is no label's alone (contents.alone_in: an answer
     written over its label's corner, or blurred in a photo, is read less
     surely with the label beside it, a 1 touching a label's '+' as a 7), by
     the cell reader and, framed as MNIST frames a digit, by the framed-answer

@@ -378,7 +378,7 @@ def _leaning(digit, p_digit):
 def test_a_right_answer_read_unsurely_is_read_again_from_its_ink_alone(filled, monkeypatch, first, again, judged):
     """A right answer written over its label's corner read 0.6 with the label beside it, or read as
     another digit at 0.6 (a 1 touching the label's '+' read 7) but not surely so, is read again from the
-    cell's ink that is no label's alone (contents.ink_alone); only SURE there makes it right.  Never wrong
+    cell's ink that is no label's alone (contents.alone_in); only SURE there makes it right.  Never wrong
     from the second look."""
     other = lambda right: _others(right)[0]  # noqa: E731
     centred = (lambda right: _leaning(right, first)) if first else (lambda right: _leaning(other(right), 0.6))

@@ -143,13 +143,13 @@ def test_the_mask_is_grown_downhill_into_a_blurred_strokes_rim_and_stops_at_a_la
     assert (contents.haloed(mask, sharp, 120.0) == mask).all()  # left as it is: the label's edge not eaten
 
 
-def test_ink_alone_keeps_only_the_cells_ink_that_is_no_labels(monkeypatch):
+def test_alone_in_keeps_only_the_cells_ink_that_is_no_labels(monkeypatch):
     """check's second look at a cell: its answer alone, the label, the lines and other cells paper."""
     _fake_reader(monkeypatch, set(), (12, 12, 36, 36))  # the network: the middle half of a cell is an answer
     sq, geom = _square(), _geometry()
     sq[30:100, 40:80] = 30  # A1's answer, under its label
     sq[150:210, 160:200] = 30  # B2's
-    alone = contents.ink_alone(sq, geom, [(0, 0)])
+    alone = contents.alone_in(sq, contents.written_ink(sq, geom, [(0, 0)]))
     assert (alone[40:85, 40:80] == 30).all()  # A1's answer stays
     assert alone[8:26, 10:30].min() == 250 and alone[:, CELL - 1:CELL + 2].min() == 250  # its label, the lines: paper
     assert alone[150:210, 160:200].min() == 250  # and B2, not asked for

@@ -1,8 +1,8 @@
 """What is in each cell: the ink that is no label's, found and taken out before labels and borders are read.
 
     find_contents(square, geom) -> Contents     the written cells, and where their ink lies
-    ink_alone(square, geom, cells) -> square    only those cells' ink that is no label's (check's second look)
-    alone_in(square, ink) -> square             only the ink of written_ink's mask
+    written_ink(square, geom, cells) -> mask    where those cells' ink is no label's (check's second look)
+    alone_in(square, ink) -> square             only the ink of that mask: an answer alone
     clean(square, geom, contents) -> square     that ink painted over from the paper and lines round it
     unlabelled(contents, layout) -> cells       the written cells no label can be in
     under_answers(geom, contents) -> cells      the cells whose label a written answer may hide
@@ -148,14 +148,9 @@ def haloed(ink: np.ndarray, gray: np.ndarray, side: float) -> np.ndarray:
     return mask.astype(np.uint8) * 255
 
 
-def ink_alone(square: np.ndarray, geom: GridGeometry, cells: list[Cell]) -> np.ndarray:
-    """The square with only the given cells' ink that is no label's left (written_ink), the rest paper
-    (PAPER): an answer with the label, the lines and whatever else round it painted out."""
-    return alone_in(square, written_ink(square, geom, cells))
-
-
 def alone_in(square: np.ndarray, ink: np.ndarray) -> np.ndarray:
-    """The square with only its pixels where `ink` (written_ink's mask) is left, the rest paper (PAPER)."""
+    """The square with only its pixels where `ink` (written_ink's mask) is left, the rest paper (PAPER):
+    an answer with the label, the lines and whatever else round it painted out."""
     return np.where(ink > 0, square, np.asarray(np.percentile(square, PAPER), square.dtype))
 
 

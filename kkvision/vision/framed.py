@@ -8,7 +8,7 @@ The cell reader (digits.py) reads the whole cell as it is: the label, the lines,
 pencil marks and an answer of any size anywhere in it, which it must learn to
 tell apart.  check's second look (answers.read_written) gives an answer read
 neither surely right nor surely wrong another reading: the cell's ink that is no
-label's alone (contents.ink_alone), its box scaled to BOX on its longer side and
+label's alone (contents.alone_in), its box scaled to BOX on its longer side and
 centred by its mass in FRAME x FRAME, as MNIST's digits are framed, so that a
 network trained on real writers' digits (models/answers.onnx, made by
 devtools/train_answers.py; run by nets.py) reads it without the cell round it,
@@ -40,7 +40,7 @@ LABEL_PLACE = (0.04, 0.04, 0.5, 0.3)  # of the area's side (left, top, right, bo
 
 
 def framed_crops(alone: np.ndarray, cell_boxes: list[tuple[float, float, float, float]]) -> list[np.ndarray | None]:
-    """Each cell's answer in `alone` (a square with only the answers' ink, contents.ink_alone) framed:
+    """Each cell's answer in `alone` (a square with only the answers' ink, contents.alone_in) framed:
     FRAME x FRAME float32 darkness 0..1; None where the cell has no ink."""
     return [framed(digits.darkness(a)) for a in digits.cell_areas(alone, cell_boxes, AREA, AREA_SIDE)]
 
@@ -51,13 +51,12 @@ def stroke_crops(square: np.ndarray, ink: np.ndarray, cell_boxes: list[tuple[flo
     ink) covers at least TOUCHED of, with the ink it covers, off the cell's lines, framed: FRAME x FRAME
     float32; None: no ink."""
     out = []
+    edge = int(LINES * AREA_SIDE)
+    left, top, right, bottom = (int(f * AREA_SIDE) for f in LABEL_PLACE)
     masks = digits.cell_areas(ink.astype(np.float32), cell_boxes, AREA, AREA_SIDE)
     for area, mask in zip(digits.cell_areas(square, cell_boxes, AREA, AREA_SIDE), masks):
         dark, covered = digits.darkness(area), mask > 127
-        strokes = dark >= LEVEL
-        edge = int(LINES * AREA_SIDE)
-        left, top, right, bottom = (int(f * AREA_SIDE) for f in LABEL_PLACE)
-        free = strokes.copy()
+        free = dark >= LEVEL
         free[:edge], free[-edge:], free[:, :edge], free[:, -edge:] = False, False, False, False
         kept = covered & free  # the mask's ink but on the lines
         free[top:bottom, left:right] &= covered[top:bottom, left:right]
