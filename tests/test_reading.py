@@ -321,3 +321,56 @@ def test_reading_in_part_refuses_when_every_cell_is_left_open():
     with pytest.raises(ClueUnreadable) as err:
         reading.resolve_in_part(4, tuple(readings), 10.0, under)
     assert set(err.value.cells) == under
+
+
+def test_labels_read_from_what_shows_of_them_leave_open_only_the_cells_their_fitting_clues_decide():
+    """Labels under answers read from what shows of them (PART_SHOWN: the clues their visible strokes fit)
+    are weighed, not freed: read as their own clue alone they decide every cell; read as their own or
+    another clue, they leave open no more than freeing them does, and every other cell is the grid's."""
+    from kkvision.vision.hidden import candidates
+    from kkvision.vocab import PART_SHOWN
+
+    for puzzle, grid, readings, hidden, under in _pinned_down_only_with_all(range(100, 140)):
+        freed = reading.resolve_in_part(6, tuple(readings), 10.0, under)
+        if not freed.undetermined:
+            continue
+        shown = list(readings)
+        for i in hidden:
+            shown[i] = ClueReading(puzzle.cages[i].cells, ((text_of(puzzle.cages[i]), 1.0),), PART_SHOWN)
+        whole = reading.resolve_in_part(6, tuple(shown), 10.0, under)
+        assert whole.undetermined == frozenset() and whole.grid == grid
+        assert all(d.how == "read" for d in whole.labels)
+        assert any("partly under written answers" in n for n in whole.notes)
+        for i in hidden:
+            cage = puzzle.cages[i]
+            alt = next(t for t in candidates(cage.cells, 6) if t != text_of(cage))
+            shown[i] = ClueReading(cage.cells, ((text_of(cage), 0.5), (alt, 0.5)), PART_SHOWN)
+        part = reading.resolve_in_part(6, tuple(shown), 10.0, under)
+        assert part.undetermined <= freed.undetermined
+        assert all(part.grid[r][c] == grid[r][c] for r in range(6) for c in range(6) if (r, c) not in part.undetermined)
+        for i in hidden:  # a label with a cell left open is not known; one whose cells are all decided is read
+            opened = any(c in part.undetermined for c in puzzle.cages[i].cells)
+            assert (part.labels[i].how == "hidden") == opened
+        return
+    pytest.fail("no puzzle was left open in part by its hidden labels: the test checks nothing")
+
+
+def test_labels_read_from_what_shows_of_them_are_not_counted_as_overruled():
+    """A reading whose labels under answers (PART_SHOWN) are taken as their second clue is answered, however
+    many: such a label's first clue is no surer than its others (MAX_OVERRULED counts labels read whole)."""
+    from kkvision.vocab import PART_SHOWN
+
+    puzzle, grid = random_puzzle(6, seed=21)
+    readings = sure(puzzle)
+    changed = 0
+    for k, cage in enumerate(puzzle.cages):
+        if cage.op != "+" or changed >= 4:
+            continue
+        wrong = f"{cage.target + 30}+"  # no cage of a 6x6 sums to that: never a solution
+        readings[k] = ClueReading(cage.cells, ((wrong, 0.6), (text_of(cage), 0.4)), PART_SHOWN)
+        changed += 1
+    assert changed > reading.MAX_OVERRULED * len(readings)
+    res = resolve(6, tuple(readings), 10.0)
+    assert res.grid == grid
+    assert any("partly under written answers" in n for n in res.notes)
+    assert not any("otherwise than the reader's first choice" in n for n in res.notes)
