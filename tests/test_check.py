@@ -73,15 +73,17 @@ def test_handwritten_digits_are_read_as_the_training_script_measures():
 def _smudge(monkeypatch, cell, between, n=6, nudged=False):
     """The digit reader made unsure of one cell (0.5 / 0.5 between two digits): the verdict is the
     subject.  Read again alone (from its ink that is no label's: the only cell read so), it reads the
-    same, and so does the framed-answer reader.  `nudged`: the cell is called wrong, and its boxes
-    nudged (answers._unsteady, the only cell read so) read the same."""
+    same, and so does the framed-answer reader (the first cell it is asked about: the cells read again come
+    before those called wrong; any others it reads as it does).  `nudged`: the cell is called wrong, and its
+    boxes nudged (answers._unsteady, the only cell read so) read the same."""
     from kkvision.vision import digits, framed
 
-    real = digits.read_digits
+    real, real_framed = digits.read_digits, framed.read_framed
 
     def framed_unsure(crops):
-        probs = np.zeros((len(crops), 9), np.float32)
-        probs[:, between[0] - 1] = probs[:, between[1] - 1] = 0.5
+        probs = real_framed(crops).copy()
+        probs[0] = 0.0
+        probs[0, between[0] - 1] = probs[0, between[1] - 1] = 0.5
         return probs
 
     def unsure(crops):
@@ -275,8 +277,9 @@ def test_a_cell_is_wrong_only_when_its_right_digit_is_surely_not_what_was_writte
 def _read_cell_as(monkeypatch, filled, centred, nudged, framed_as=None):
     """read_written of a filled 6x6 whose cell C3 the digit reader reads as `centred(right)` and, with
     its box nudged (answers._unsteady: asked only for the cells called wrong), as each of
-    `nudged(right)`; the framed-answer reader as `framed_as(right)` (the digits 1..9), or not at all
-    (None: as if it found no ink): (the Written, how many crops each nudged reading had)."""
+    `nudged(right)`; the framed-answer reader as `framed_as(right)` (the digits 1..9), or (None) as the cell
+    reader where that reads another digit likeliest (its likeliest, surely), else not at all (as if it found
+    no ink): (the Written, how many crops each nudged reading had)."""
     from kkvision.answers import read_written
     from kkvision.vision import digits, framed
 
@@ -300,6 +303,8 @@ def _read_cell_as(monkeypatch, filled, centred, nudged, framed_as=None):
         out = np.zeros((len(crops), 9), np.float32)
         if framed_as is not None:
             out[:] = framed_as(right)
+        elif (likeliest := int(np.argmax(centred(right)[1:10])) + 1) != right:
+            out[:, likeliest - 1] = 1.0
         return out
 
     monkeypatch.setattr(digits, "read_digits", said)
@@ -415,15 +420,23 @@ def test_an_answer_unsure_to_the_cell_reader_is_right_when_the_framed_reader_is_
     assert written.answers[2][3] == (right if judged == "right" else 0)
 
 
-@pytest.mark.parametrize("framed_right,judged", [
-    (0.01, "wrong"),  # the framed-answer reader agrees it is not the right digit: wrong
-    (0.3, "unsure"),  # it sees the right digit as a fair chance (FRAMED_DOUBT): two readers disagree, not judged
+def _framed_seeing(right, p_right, seen, p_seen=0.9):
+    """A framed-answer reading giving the right digit p_right and the digit `seen` p_seen, the rest shared."""
+    out = np.full(9, (1.0 - p_right - p_seen) / 7, np.float32)
+    out[right - 1], out[seen - 1] = p_right, p_seen
+    return out
+
+
+@pytest.mark.parametrize("framed_right,framed_sees,judged", [
+    (0.01, 0, "wrong"),  # the framed-answer reader agrees: not the right digit, the cell reader's likeliest: wrong
+    (0.3, 0, "unsure"),  # it sees the right digit as a fair chance (FRAMED_DOUBT): two readers disagree, not judged
+    (0.01, 1, "unsure"),  # not the right digit, but another than the cell reader's: a shape between, not judged
 ])
 def test_an_answer_read_surely_as_another_digit_is_wrong_only_if_the_framed_reader_agrees(
-        filled, monkeypatch, framed_right, judged):
+        filled, monkeypatch, framed_right, framed_sees, judged):
     """A cell the cell reader reads surely as another digit, steadily with its box nudged, is called wrong
-    only when the framed-answer reader gives the right digit less than answers.FRAMED_DOUBT; else a shape
-    between two digits: not judged."""
+    only when the framed-answer reader gives the right digit less than answers.FRAMED_DOUBT and the cell
+    reader's likeliest digit as its own likeliest; else a shape between two digits: not judged."""
     from kkvision.vision.digits import NUDGES
 
     def reading(right):
@@ -431,7 +444,8 @@ def test_an_answer_read_surely_as_another_digit_is_wrong_only_if_the_framed_read
         return _probs(right, **{f"d{a}": 0.6, f"d{b}": 0.3})
 
     written, _ = _read_cell_as(monkeypatch, filled, reading, lambda right: [reading(right)] * len(NUDGES),
-                               lambda right: _framed(right, framed_right))
+                               lambda right: _framed_seeing(right, framed_right - 0.0, _others(right)[framed_sees],
+                                                            0.95 - framed_right))
     right = filled[1][2][3]
     assert ((2, 3) in written.unsure) == (judged == "unsure")
     assert written.answers[2][3] == (_others(right)[0] if judged == "wrong" else 0)
