@@ -135,17 +135,3 @@ def test_the_columns_an_answer_covers_and_those_beside_them_are_freed():
     below = np.zeros_like(cover)
     below[-6:, :] = 1.0  # an answer below the label's band hides nothing of it
     assert not hidden._occluded(below).any()
-
-
-def test_a_label_an_answer_covers_whole_is_left_unread_not_read_as_one_of_many_clues():
-    """Hidden whole, every clue of the cage fits what shows (nothing) about as well: more than MOST are kept,
-    so the label is left with no texts (unread: the reading stage solves without it or leaves its cells open)."""
-    square, _ = _labelled("10+")
-    ink = np.zeros_like(square)
-    ink[int(0.03 * CELL):int(0.9 * CELL), int(0.03 * CELL):int(0.95 * CELL)] = 255  # over the whole label
-    square[ink > 0] = 255
-    cage = ((0, 0), (0, 1), (1, 0))
-    clues = (ClueReading(cage, (("7*", 0.9),)),)
-    read = hidden.read_hidden(square, _geometry(), Contents(((0, 0),), ink), _layout(), clues, (labels.MODEL,))
-    assert read[0].source == PART_SHOWN and read[0].texts == ()
-    assert len(hidden.candidates(cage, N)) > hidden.MOST

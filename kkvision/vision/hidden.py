@@ -52,14 +52,8 @@ OCCLUDED = 0.1  # a column whose band the answer's ink covers more than this sha
 # split's pages, 2 of 601 hidden labels' truths fell more than the margin below the first text without)
 NEXT_TO = 1
 FREE = 0.8  # ... its probabilities are this much even odds (the rest the network's: strokes at its edge show)
-# The clues kept as the label's texts: those at most KEEP nats less probable than the first (on the working
-# split the truth never fell more than 2.5 below it).  When more than MOST are kept, what shows of the label
-# decides little, and the reading stage's search over them all is slow (a 9x9 page's check took four times
-# as long as before, twice so): the label is left unread (no texts), which a label under an answer may be
-# (reading.resolve's `hidden`); never some of them only, which could leave the truth out.  On the working
-# split's labels under answers, 305 of 1,119 were so.
-KEEP = 6.0
-MOST = 32
+KEEP = 12.0  # nats: texts this much less probable than the first are left out (the reading stage's options)
+MOST = 60  # ... and no more than this many texts are kept, most probable first
 MAX_TARGET = 400_000  # products up to this are enumerated (4 cells of a 9x9: 9^4 = 6561; bigger cages rarer)
 
 
@@ -67,8 +61,7 @@ def read_hidden(square: np.ndarray, geom: GridGeometry, contents: Contents, layo
                 clues: tuple[ClueReading, ...], models: tuple[str, ...]) -> tuple[ClueReading, ...]:
     """The clues with each label whose band the written ink (`contents`, taken out of the cleaned `square`)
     covers in part read again from what shows of it (by each of `models`, their probabilities averaged):
-    each text that can be a clue for the cage, with its probability (none when more than MOST fit), the
-    source PART_SHOWN.  A label the
+    each text that can be a clue for the cage, with its probability, the source PART_SHOWN.  A label the
     user gave is kept; so is every clue when no model is named (a reader without column probabilities),
     and the label of a cage whose borders were changed to agree with where labels are (agree.py): an
     answer's strokes read as a label split a cage there, and what shows of its own label ('6', its '+'
@@ -96,8 +89,8 @@ def read_hidden(square: np.ndarray, geom: GridGeometry, contents: Contents, layo
         weights = np.mean([_text_probabilities(_freed(p[k], covered[i]), texts) for p in probs], axis=0)
         order = np.argsort(-weights, kind="stable")
         top = float(weights[order[0]])
-        kept = [(texts[j], float(weights[j])) for j in order if weights[j] >= top * math.exp(-KEEP)]
-        out[i] = ClueReading(rd.cells, tuple(kept) if len(kept) <= MOST else (), PART_SHOWN)
+        kept = [(texts[j], float(weights[j])) for j in order[:MOST] if weights[j] >= top * math.exp(-KEEP)]
+        out[i] = ClueReading(rd.cells, tuple(kept), PART_SHOWN)
     return tuple(out)
 
 
