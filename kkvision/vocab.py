@@ -37,9 +37,6 @@ SPELLINGS = {
 # how a label under a player's written answer was taken by check reading a grid in part: not read, free
 # (LabelDecision.how; reading.resolve_in_part)
 HIDDEN = "hidden"
-# the source of a label a player's written answer hides in part, read again from what shows of it
-# (ClueReading.source; vision/hidden.py): the reading stage weighs it as uncertain by nature
-PART_SHOWN = "part shown"
 DISPLAY = {"+": "+", "-": "−", "*": "×", "/": "÷", "=": "", "?": ""}  # how kkvision prints an operator
 MAX_DIGITS = 12  # no KenKen target is longer (a 12-cell product of 12s has 13 digits; real ones far fewer)
 

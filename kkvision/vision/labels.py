@@ -33,7 +33,6 @@ from .stats import grey_percentile, grey_percentiles, median
 
 ALPHABET = "0123456789" + ARITHMETIC  # class k+1 is ALPHABET[k]; class 0 is the CTC blank (the model's order)
 CROP_H, CROP_W = 40, 88
-COLUMNS = CROP_W // 4  # the network's output: one column of character probabilities per 4 px of the crop
 # The crop, in cell sides, relative to the cell's top-left corner: labels sit
 # in the top-left of the cell; a little of the borders is kept so the crop
 # never cuts a label that touches them, and the bottom stops above the middle
@@ -104,11 +103,6 @@ def label_crops(gray: np.ndarray, cell_boxes: list[tuple[float, float, float, fl
     return normalise_all(np.stack([_grey_crop(gray, box, scale) for box in cell_boxes]))
 
 
-def mask_crop(mask: np.ndarray, cell_box: tuple[float, float, float, float]) -> np.ndarray:
-    """A 0/255 mask of the square where the label crop of the cell lies, as 0..1 coverage (CROP_H x CROP_W)."""
-    return _grey_crop(mask, cell_box).astype(np.float32) / 255.0
-
-
 def _grey_crop(gray: np.ndarray, cell_box: tuple[float, float, float, float],
                scale: tuple[float, float] = (1.0, 1.0)) -> np.ndarray:
     """The grey CROP_H x CROP_W crop of one cell's label, before normalise."""
@@ -159,7 +153,7 @@ def normalise_all(crops: np.ndarray) -> np.ndarray:
 def probabilities(crops: list[np.ndarray], model: str | None = None) -> np.ndarray:
     """(N, T, classes) per-column character probabilities for N crops (by MODEL unless another is named)."""
     if not crops:
-        return np.zeros((0, COLUMNS, len(ALPHABET) + 1), np.float32)
+        return np.zeros((0, CROP_W // 4, len(ALPHABET) + 1), np.float32)
     logits = nets.scores(model or MODEL, crops)  # (N, classes, 1, T)
     return nets.softmax(logits.reshape(logits.shape[0], logits.shape[1], -1).transpose(0, 2, 1), axis=2)
 

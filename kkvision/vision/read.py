@@ -40,14 +40,13 @@ from ..errors import (
     UsageError,
 )
 from ..solver import load_cp_model, time_budget
-from ..vocab import DEBUG_PUZZLE_FOLDER, PART_SHOWN, Cell, cell_name
+from ..vocab import DEBUG_PUZZLE_FOLDER, Cell, cell_name
 from .agree import agree_with_labels
 from .borders import check_borders
 from .cages import darkness, find_cages
 from .clues import clue_for, given_labels, read_cells, read_clues
 from .contents import clean, find_contents, under_answers, unlabelled
 from .grid import NO_GRID, searches
-from .hidden import read_hidden
 from .readers import BOTH, MOVED, reader
 from .reading import resolve, resolve_in_part, unclued
 from .stages import (
@@ -542,8 +541,7 @@ def _read_once(way: _Ways, k: int, name: str, opts: VisionOptions, second_model:
         log.info("%s: labels read (%s) with %d tesseract process(es): %s", name, labels.name, labels.processes,
                  " ".join(c.text or "?" for c in clues))
         _mended_too_much(layout)
-        clues = read_hidden(square, geom, contents, layout, clues, labels.models)  # labels an answer covers in part
-        hidden = under_answers(geom, contents) | {rd.cells[0] for rd in clues if rd.source == PART_SHOWN}
+        hidden = under_answers(geom, contents)
         try:
             res = resolve(geom.size, clues, opts.time_limit, hidden)
         except IN_PART_WHEN as exc:

@@ -30,7 +30,6 @@ MOVED = "moved"  # reader(..., second=MOVED): both models' readings of the usual
 class LabelReader(Protocol):
     name: str
     processes: int  # helper processes this reader has started (tesseract)
-    models: tuple[str, ...]  # the label networks whose column probabilities its texts come from (none: ())
 
     def read_cells(self, square: np.ndarray, boxes: list[Box]) -> list[LabelReading]:
         """What the top of each cell box may say ('' = no label)."""
@@ -51,12 +50,8 @@ class NetworkReader:
     name = "model"
 
     def __init__(self, second: bool | str = False) -> None:
-        from .labels import MODEL, SECOND_MODEL
-
         self.processes = 0
         self.second = second
-        self.models: tuple[str, ...] = ((MODEL, SECOND_MODEL) if second in (BOTH, MOVED)
-                                        else (SECOND_MODEL,) if second else (MODEL,))
 
     def read_cells(self, square: np.ndarray, boxes: list[Box]) -> list[LabelReading]:
         from .labels import MODEL, SECOND_MODEL, ensemble, mixture, read_labels

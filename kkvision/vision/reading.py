@@ -29,7 +29,7 @@ from ..errors import (
 )
 from ..puzzle import Cage, Puzzle
 from ..solver import Choice, most_probable
-from ..vocab import HIDDEN, PART_SHOWN, Cell, cell_name
+from ..vocab import HIDDEN, Cell, cell_name
 from .clues import clue_for
 from .stages import ClueReading, LabelDecision, Resolution
 
@@ -182,7 +182,7 @@ def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float,
         raise _given_at_fault(n, readings, opts, best, time_limit, hidden) or _doubt(readings, opts, best, rival)
     chosen = [opts[i][j][0] for i, j in enumerate(best.picks)]
     final = [c if c is not None else _inferred(rd, best.grid) for rd, c in zip(readings, chosen)]
-    notes = _changed(readings, chosen, n) + _part_shown(readings, final)
+    notes = _changed(readings, chosen, n)
     if unread:
         notes.append("labels not read, solved without them: "
                      + ", ".join(f"{cell_name(c.anchor)} (taken as {c.label})"
@@ -194,22 +194,17 @@ def resolve(n: int, readings: tuple[ClueReading, ...], time_limit: float,
 def resolve_in_part(n: int, readings: tuple[ClueReading, ...], time_limit: float, hidden: frozenset[Cell]
                     ) -> Resolution:
     """For `check`, when resolve refuses a grid whose written answers hide some labels: the puzzle
-    with the labels in `hidden` (contents.under_answers) not read at all, each free to say anything
-    (but those read from what shows of them, PART_SHOWN: each of the clues that fit, weighed), the
-    others weighed as resolve weighs them; and the cells whose digit those labels leave open
+    with the labels in `hidden` (contents.under_answers) not read at all, each free to say anything,
+    the others weighed as resolve weighs them; and the cells whose digit those free labels leave open
     (`undetermined`): every cell where some reading within MARGIN of the best, with its grid, differs
     from the best's grid.  The other cells are the same in every such grid, whatever the hidden labels
-    say, so an answer written there is judged as surely as in a grid read whole.  A label not read,
-    or read from what shows of it with a cell left open, is decided HIDDEN (not known).  Raises resolve's
+    say, so an answer written there is judged as surely as in a grid read whole.  Raises resolve's
     errors when the labels not hidden do not read as a puzzle (too many overruled or not read, or
     read two ways that give other grids: those are the print's own doubts), or when every cell is left
     open (nothing to judge: the refusal says more)."""
-    # a given label is never freed, nor one read from what shows of it (vision/hidden.py): its texts are
-    # the clues its visible strokes fit, weighed as any label's
-    freed = [rd.cells[0] in hidden and rd.source not in ("given", PART_SHOWN) for rd in readings]
+    freed = [rd.cells[0] in hidden and rd.source != "given" for rd in readings]  # a given label is never freed
     anything: list[tuple[Cage | None, int]] = [(None, 0)]  # a hidden label, free: it constrains nothing
     free = [anything if f else options(rd, n) for rd, f in zip(readings, freed)]
-    weighed = [not f and rd.source != PART_SHOWN for rd, f in zip(readings, freed)]  # the labels read whole
     best = _best(n, free, time_limit)
     trouble = _trouble(n, readings, free, best, hidden, in_part=True)
     if trouble is not None:
@@ -225,43 +220,29 @@ def resolve_in_part(n: int, readings: tuple[ClueReading, ...], time_limit: float
         if rival is None:
             break
         rival = _widen(rival, free, narrow)
-        if any(w and a != b for w, a, b in zip(weighed, rival.picks, best.picks)):
-            raise _doubt(readings, free, best, rival)  # a label not hidden read two ways, each with its grid
+        if rival.picks != best.picks:  # a label not hidden read two ways, each with its grid
+            raise _doubt(readings, free, best, rival)
         undetermined |= {(r, c) for r in range(n) for c in range(n) if rival.grid[r][c] != best.grid[r][c]}
     if len(undetermined) == n * n:
-        raise _unreadable([rd for rd, w in zip(readings, weighed) if not w and rd.source != "given"])
+        raise _unreadable([rd for rd, f in zip(readings, freed) if f])
     chosen = [free[i][j][0] for i, j in enumerate(best.picks)]
     final = [c if c is not None else _inferred(rd, best.grid) for rd, c in zip(readings, chosen)]
-    # a label not read, or read from what shows of it with a cell its readings leave open: not known
-    open_ = [f or (rd.source == PART_SHOWN and any(c in undetermined for c in rd.cells))
-             for rd, f in zip(readings, freed)]
     labels = tuple(LabelDecision(rd.cells, rd.text, rd.probability, final[i], 0.0, HIDDEN)
-                   if open_[i] else _decision(rd, free[i][j], final[i], n)
+                   if freed[i] else _decision(rd, free[i][j], final[i], n)
                    for i, (rd, j) in enumerate(zip(readings, best.picks)))
-    unread = sorted(rd.cells[0] for rd, o in zip(readings, open_) if o)
-    notes = [f"labels under written answers not read surely: {', '.join(map(cell_name, unread))}; "
+    unread = sorted(rd.cells[0] for rd, f in zip(readings, freed) if f)
+    notes = [f"labels under written answers not read: {', '.join(map(cell_name, unread))}; "
              + (f"the cells whose digit they decide are not judged: {', '.join(map(cell_name, sorted(undetermined)))}"
-                if undetermined else "the other labels decide every cell")] if unread else []
-    notes += _changed(readings, chosen, n) + _part_shown(readings, final, open_)
+                if undetermined else "the other labels decide every cell")] + _changed(readings, chosen, n)
     return Resolution(Puzzle(n, tuple(final)), best.grid, labels, math.inf, tuple(notes), frozenset(undetermined))
 
 
 def _changed(readings: tuple[ClueReading, ...], chosen: list[Cage | None], n: int) -> list[str]:
-    """The note naming the labels taken otherwise than the reader's first choice (none: []; those read
-    from what shows of them under an answer are _part_shown's)."""
+    """The note naming the labels taken otherwise than the reader's first choice (none: [])."""
     changed = [f"{cell_name(rd.cells[0])} read as {_read_as(rd)}, taken as {c.label}"
-               for rd, c in zip(readings, chosen)
-               if c is not None and c != clue_for(rd.text, rd.cells, n) and rd.source != PART_SHOWN]
+               for rd, c in zip(readings, chosen) if c is not None and c != clue_for(rd.text, rd.cells, n)]
     return (["labels read otherwise than the reader's first choice, so that the puzzle has a solution: "
              + "; ".join(changed)] if changed else [])
-
-
-def _part_shown(readings: tuple[ClueReading, ...], final: list[Cage], left: list[bool] | None = None) -> list[str]:
-    """The note naming the labels read from what shows of them under written answers, but those `left`
-    open (none: [])."""
-    shown = [f"{cell_name(rd.cells[0])} taken as {c.label}" for i, (rd, c) in enumerate(zip(readings, final))
-             if rd.source == PART_SHOWN and not (left and left[i])]
-    return [f"labels partly under written answers, read from what shows of them: {', '.join(shown)}"] if shown else []
 
 
 def _trouble(n: int, readings: tuple[ClueReading, ...], opts: list[list[tuple[Cage | None, int]]],
@@ -270,8 +251,7 @@ def _trouble(n: int, readings: tuple[ClueReading, ...], opts: list[list[tuple[Ca
     """Why the best reading cannot be answered: none has a solution (exit 7), or
     it solves only without, or by overruling, too many labels (exit 5; a label
     an answer may hide, in `hidden`, solved without is not counted; `in_part`
-    (resolve_in_part: those labels not read at all), nor overruled; nor is one read from what shows of
-    it (PART_SHOWN), whose texts are every clue its visible strokes fit)."""
+    (resolve_in_part: those labels not read at all), nor overruled)."""
     if best is None:
         return Unsolvable("no reading of the labels gives a puzzle with a solution; check the picture with"
                           " --debug-dir (labels read: "
@@ -282,7 +262,7 @@ def _trouble(n: int, readings: tuple[ClueReading, ...], opts: list[list[tuple[Ca
     if len(unread) > MAX_UNREADABLE * len(readings):
         return _unreadable(unread)
     overruled = [rd for i, (rd, j) in enumerate(zip(readings, best.picks))
-                 if rd.source not in ("given", PART_SHOWN) and opts[i][j][0] != clue_for(rd.text, rd.cells, n)
+                 if rd.source != "given" and opts[i][j][0] != clue_for(rd.text, rd.cells, n)
                  and not (in_part and rd.cells[0] in hidden)]
     if len(overruled) > max(1, MAX_OVERRULED * len(readings)):
         return _unreadable(overruled)
