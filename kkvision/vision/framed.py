@@ -25,7 +25,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from . import digits, nets
+from . import contents, digits, nets
 
 MODEL = "answers.onnx"
 FRAME, BOX = 28, 20  # MNIST's: a 28 x 28 crop, the digit's box 20 px on its longer side
@@ -36,7 +36,9 @@ AREA_SIDE = 64  # px: the cell's area is read at this size before framing (a 20 
 # stroke_crops: a stroke (a piece of the cell's ink) the mask covers this share of is the answer's whole
 TOUCHED = 0.3
 LINES = 0.06  # of the area's side at its edges: where the cell's lines lie (never a stroke of the answer's)
-LABEL_PLACE = (0.04, 0.04, 0.5, 0.3)  # of the area's side (left, top, right, bottom): the label's, kept out
+# the label's place, kept out: contents.LABEL_PLACE's fractions, here of the area's side (its 2% in from the
+# cell's lines move it by about a pixel at AREA_SIDE)
+LABEL_PLACE = contents.LABEL_PLACE
 
 
 def framed_crops(alone: np.ndarray, cell_boxes: list[tuple[float, float, float, float]]) -> list[np.ndarray | None]:
