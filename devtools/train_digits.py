@@ -69,7 +69,10 @@ SHADE_SHARE = 0.3  # synthetic cells with uneven light or shaded blocks behind t
 OWN_SHARE = 0.12  # synthetic answers drawn as kkvision's answer pictures draw them: checking its own output
 REAL_SHARE = 0.5  # answers written by a real writer (devtools/hands.py, the training split), any size
 REAL_SIZE = (0.3, 0.95)  # their height / cell: as small as typed, up to the whole cell over label and lines
-REAL_PENCIL = 0.3  # pencil marks written by a real writer's hand (small digits), when real hands are here
+REAL_PENCIL = 0.5  # pencil marks written by a real writer's hand (small digits), when real hands are here
+# ... their height / cell: a hand's candidates vary more than an app's, up to about a quarter of the cell, and
+# two of a 3x3 stacked then touch (a '2' over a '5' made one '3'-like shape read as an answer)
+REAL_PENCIL_SIZE = (0.1, 0.23)
 OUTLINE_SHARE = 0.2  # cells whose cage is outlined inside them, as some apps draw cages (no answer's ink)
 PLACEHOLDER_SHARE = 0.04  # empty cells showing a grey placeholder ("Write", "?") as some sites do: no answer
 STROKE_SHARE = 0.35 # answers drawn by stroke synthesis (strokes.py): many hands, not a font's one
@@ -157,6 +160,8 @@ def _pencil(img: Image.Image, s: int, rng: random.Random, below: float, split: s
         fill = rng.randint(0, 170)
     f = _font(rng.choice(fonts() if rng.random() < 0.7 else hand_fonts() or fonts()), max(5, int(size * 1.35)))
     marks = sorted(rng.sample(range(1, 10), rng.choice([1, 2, 2, 3, 3, 4, 5, 6, 7, 9])))
+    if hand is not None and layout != "rows":
+        size = s * rng.uniform(*REAL_PENCIL_SIZE)
     for i, m in enumerate(marks):
         if layout == "grid":
             gx, gy = (m - 1) % 3, (m - 1) // 3
