@@ -19,7 +19,10 @@ locked writers, seeds from LOCKED_SEED; tune nothing on it).  --only hands runs 
 Per fill mode and theme split:
   puzzles       KenKens in the pictures; solved: check had a solution to check against (in
                 part: read without labels hidden under answers, reading.resolve_in_part, the
-                cells they decide not judged; its other cells must be the truth's)
+                cells they decide not judged, or with cells the answers written make the labels
+                say otherwise, answers._doubted; its other cells must be the truth's)
+  another solution  puzzles whose grid differs from the truth's in a cell check did not leave
+                open (a misread puzzle: its right answers would be called wrong; must be 0)
   all right     exit 0 where a wrong answer was written (must be 0)
   wrong caught  wrong answers called wrong, of those written in solved puzzles
   false wrong   cells called wrong that hold a right answer, pencil marks or nothing (must be 0)
@@ -70,6 +73,7 @@ class Score:
     solved: int = 0
     in_part: int = 0
     all_right_but_wrong: int = 0
+    another: int = 0
     wrong_written: int = 0
     wrong_caught: int = 0
     false_wrong: int = 0
@@ -137,16 +141,22 @@ def run(args: tuple[int, bool, str, int, str]) -> Score:
     except KkvisionError as exc:
         score.why.append(f"exit {int(exc.exit_code)}")
         return score
-    for result, truth, same in answered(page, truths):
-        if same and not result.undetermined and truths.index(truth) in blank_solved:
+    for result, truth, _ in answered(page, truths):
+        freed = frozenset(lb.cells[0] for lb in result.labels if lb.how == HIDDEN)
+        judged = judge(result.puzzle, result.solution, None, page.picture, result.geometry, result.undetermined,
+                       result.clues, freed)  # as `kkvision check` judges it
+        left_open = result.undetermined | set(judged.doubted)
+        same = all(d == truth.solution[r][c] for r, row in enumerate(result.solution)
+                   for c, d in enumerate(row) if (r, c) not in left_open)
+        if same and not left_open and truths.index(truth) in blank_solved:
             score.as_blank += 1
         if not same:
-            score.why.append("another solution")  # bench/scenes.py counts these: never expected
+            score.another += 1
+            score.why.append("another solution")
             continue
         score.solved += 1
-        score.in_part += bool(result.undetermined) or any(lb.how == HIDDEN for lb in result.labels)
+        score.in_part += bool(left_open) or any(lb.how == HIDDEN for lb in result.labels)
         n = result.puzzle.size
-        judged = judge(result.puzzle, result.solution, None, page.picture, result.geometry, result.undetermined)
         unsure, verdict = judged.unsure, judged.check
         code = int(judged.verdict)
         score.verdicts[code] += 1
@@ -181,9 +191,10 @@ def _share(k: int, n: int) -> str:
 
 
 def table(scores: list[Score]) -> str:
-    rows = ["| fill | split | pictures | puzzles | solved (in part) | all right (must be 0) | wrong caught | false wrong"
-            " (must be 0) | blanks found | notes named | not judged | verdicts 0/11/15 | right verdict | as blank |",
-            "|" + "---|" * 14]
+    rows = ["| fill | split | pictures | puzzles | solved (in part) | another solution (must be 0) | all right (must be 0)"
+            " | wrong caught | false wrong (must be 0) | blanks found | notes named | not judged | verdicts 0/11/15"
+            " | right verdict | as blank |",
+            "|" + "---|" * 15]
     groups: dict[tuple[str, str], list[Score]] = defaultdict(list)
     for s in scores:
         groups[(s.mode, s.split)].append(s)
@@ -197,7 +208,7 @@ def table(scores: list[Score]) -> str:
         pn, pf = sum(s.pencil for s in g), sum(s.pencil_found for s in g)
         v: Counter[int] = sum((s.verdicts for s in g), Counter())
         rows.append(f"| {mode} | {split} | {len(g)} | {sum(s.puzzles for s in g)} | {sol} ({sum(s.in_part for s in g)}) |"
-                    f" {sum(s.all_right_but_wrong for s in g)} | {wc}/{ww} ({wc / max(1, ww):.0%}) |"
+                    f" {sum(s.another for s in g)} | {sum(s.all_right_but_wrong for s in g)} | {wc}/{ww} ({wc / max(1, ww):.0%}) |"
                     f" {sum(s.false_wrong for s in g)} | {bf}/{bl} ({bf / max(1, bl):.0%}) |"
                     f" {pf}/{pn} ({pf / max(1, pn):.0%}) [{sum(s.pencil_false for s in g)}] |"
                     f" {sum(s.not_judged for s in g)} | {v[0]}/{v[11]}/{v[15]} |"

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -36,7 +36,7 @@ from .pipeline import Outcome, Page, Result
 from .puzzle import Grid, Puzzle
 from .report import outcome_record, record
 from .vision.stages import LABEL_SURE, AsRead, GivenLabel, GridGeometry, LabelDecision
-from .vocab import Cell, cell_name
+from .vocab import HIDDEN, Cell, cell_name
 
 if TYPE_CHECKING:
     from .render import Drawing
@@ -91,7 +91,10 @@ class Done(Generic[T]):
             return record(command, name, puzzle=made.puzzle, notes=list(made.notes), text=made.text,
                           labels=list(made.unsure) or None, index=outcome.index)
         assert outcome.result is not None  # made of a result
-        fields = made.record_fields(outcome.result.notes) if isinstance(made, (Judged, Hinted)) else {}
+        result = outcome.result
+        if isinstance(made, Judged) and made.doubted:  # their digits are not known either: as a grid read in part
+            outcome = replace(outcome, result=replace(result, undetermined=result.undetermined | set(made.doubted)))
+        fields = made.record_fields(result.notes) if isinstance(made, (Judged, Hinted)) else {}
         return outcome_record(command, name, outcome, image=str(image) if image else None, **fields)
 
 
@@ -136,7 +139,9 @@ def check(page: Page, answers: Typed, wording: Wording) -> Work[Judged]:
     typed = _typed(page, answers, wording.several, wording.answers)
 
     def judged(result: Result) -> tuple[Judged, Drawing | None]:
-        one = judge(result.puzzle, result.solution, typed, page.picture, result.geometry, result.undetermined)
+        freed = frozenset(lb.cells[0] for lb in result.labels if lb.how == HIDDEN)
+        one = judge(result.puzzle, result.solution, typed, page.picture, result.geometry, result.undetermined,
+                    result.clues, freed)
         return one, _drawing(result.geometry, result.solution, result.labels, check=True,
                              wrong=frozenset(one.check.wrong), blank=frozenset(one.blank),
                              unsure=frozenset(one.unsure))
@@ -203,15 +208,15 @@ def verdict(wrong: Sequence[Cell], blank: Sequence[Cell], unsure: Sequence[Cell]
             pencil: Sequence[Cell] = (), named: bool = False, left_open: Collection[Cell] = ()) -> str:
     """check's verdict: how many cells are wrong (`named`: which, where no mark shows them),
     blank (those holding only `pencil` marks named) and not judged (why: not read surely,
-    or, those in `left_open`, their digit decided by labels hidden under answers), and whether
-    the grid is complete."""
+    or, those in `left_open`, their digit decided by labels not read surely: hidden under
+    answers, or read otherwise with the answers weighed), and whether the grid is complete."""
     def names(cells: Sequence[Cell]) -> str:
         return ", ".join(map(cell_name, cells))
 
     unread = [c for c in unsure if c not in left_open]
     decided = [c for c in unsure if c in left_open]
     why = "; ".join(([f"{names(unread)}: written but not read surely"] if unread else [])
-                    + ([f"{names(decided)}: decided by labels under answers, not read"] if decided else []))
+                    + ([f"{names(decided)}: their digit rests on labels not read surely"] if decided else []))
     return (f"{len(wrong)} wrong" + (f" ({names(wrong)})" if named and wrong else "") + f", {len(blank)} blank"
             + (f" ({len(pencil)} holding only pencil marks: {names(pencil)}; notes, never an answer)"
                if pencil else "")

@@ -24,7 +24,7 @@ from .errors import Ambiguous, KkvisionError
 from .puzzle import Grid, Puzzle
 from .solver import solve
 from .sources import Loaded, Source, load
-from .vision.stages import AsRead, GridGeometry, LabelDecision, Reached, Reading, VisionOptions
+from .vision.stages import AsRead, ClueReading, GridGeometry, LabelDecision, Reached, Reading, VisionOptions
 from .vocab import Cell
 
 
@@ -53,6 +53,8 @@ class Result:
     # check only (Options.in_part): cells whose digit labels hidden under written answers leave open;
     # `solution` there is one possibility, never an answer (the records write 0 there)
     undetermined: frozenset[Cell] = frozenset()
+    # pictures: what each label may say, as the reading weighed it (check weighs the answers written with it)
+    clues: tuple[ClueReading, ...] = field(default=(), compare=False, repr=False)
 
     def unique_or_raise(self) -> Result:
         """This result, or Ambiguous when the puzzle has several solutions."""
@@ -147,4 +149,4 @@ def solve_text(text: str, opts: Options) -> Result:
 
 def _result(reading: Reading) -> Result:
     return Result(reading.puzzle, reading.grid, True, None, reading.labels, reading.geometry.corners,
-                  reading.odds, reading.notes, reading.geometry, reading.undetermined)
+                  reading.odds, reading.notes, reading.geometry, reading.undetermined, reading.clues)

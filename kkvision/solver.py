@@ -258,7 +258,8 @@ class _Model:
 @dataclass(frozen=True)
 class Choice:
     """One reading per label (an index into its options), the grid it gives,
-    and its cost (the sum of the chosen options' costs)."""
+    and its cost (the sum of the chosen options' costs, and of most_probable's `prefer` where the grid
+    differs)."""
 
     picks: tuple[int, ...]
     grid: Grid
@@ -268,12 +269,14 @@ class Choice:
 
 def most_probable(n: int, options: list[list[tuple[Cage | None, int]]], time_limit: float = 10.0,
                   forbid: Grid | None = None, max_cost: int | None = None,
-                  besides: frozenset[Cell] = frozenset()) -> Choice | None:
+                  besides: frozenset[Cell] = frozenset(), prefer: dict[Cell, tuple[int, int]] | None = None
+                  ) -> Choice | None:
     """The cheapest choice of one option per label such that some grid meets
     every chosen clue (a None option constrains nothing), optionally with the
     grid `forbid` excluded (any grid the same as it outside the cells
-    `besides`) and the total cost at most `max_cost`.  Costs are
-    integers (scaled -log probabilities).  None when no choice gives a grid;
+    `besides`) and the total cost at most `max_cost`; with `prefer` (a cell's
+    digit and a cost), that cost is added where the grid's digit is another.
+    Costs are integers (scaled -log probabilities).  None when no choice gives a grid;
     SolverTimeout when the solver could not tell within the time limit (which
     covers building the model too)."""
     cp_model = load_cp_model()
@@ -297,6 +300,10 @@ def most_probable(n: int, options: list[list[tuple[Cage | None, int]]], time_lim
         picks.append(lits)
     if forbid is not None:
         mod.forbid(forbid, besides)
+    for (r, c), (digit, price) in (prefer or {}).items():
+        other = model.new_bool_var(f"other{r}_{c}")
+        model.add(mod.x[r][c] == digit).only_enforce_if(other.Not())
+        cost.append(price * other)
     if cost:
         if max_cost is not None:
             model.add(sum(cost) <= max_cost)
@@ -307,8 +314,10 @@ def most_probable(n: int, options: list[list[tuple[Cage | None, int]]], time_lim
     if status == cp_model.INFEASIBLE:
         return None
     chosen = tuple(next(j for lit, j in lits if solver.value(lit)) for lits in picks)
+    grid = mod.grid(solver)
     total = sum(options[i][j][1] for i, j in enumerate(chosen))
-    return Choice(chosen, mod.grid(solver), total, status == cp_model.OPTIMAL)
+    total += sum(price for (r, c), (digit, price) in (prefer or {}).items() if grid[r][c] != digit)
+    return Choice(chosen, grid, total, status == cp_model.OPTIMAL)
 
 
 def _checked(puzzle: Puzzle, grid: Grid) -> Grid:

@@ -529,7 +529,7 @@ def test_check_judges_the_cells_the_labels_it_can_read_decide(filled, capsys, mo
     assert any("not read" in note for note in rec["notes"])
     assert not any(note.startswith("unsure cells") for note in rec["notes"])  # read surely: open, not unsure
     assert main(["check", "--no-image", str(path)]) == ExitCode.ANSWERS_WRONG
-    assert ": decided by labels under answers, not read, marked ?" in capsys.readouterr().out
+    assert ": their digit rests on labels not read surely, marked ?" in capsys.readouterr().out
     assert main(["solve", "--json", "--no-image", str(path)]) == ExitCode.CLUE_UNREADABLE
 
 

@@ -25,7 +25,7 @@ from kkvision.pipeline import Options, Outcome, Page, Result, solve_text
 from kkvision.puzzle import Cage
 from kkvision.report import RECORD_FIELDS
 from kkvision.vision.grid import SIDE, GridGeometry
-from kkvision.vision.stages import AsRead, GivenLabel, LabelDecision
+from kkvision.vision.stages import AsRead, ClueReading, GivenLabel, LabelDecision
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -55,7 +55,8 @@ def photo_page(answers: list[list[int]] | None = None) -> tuple[Page, list[list[
     puzzle = jsonfmt.read(json.dumps(expected["puzzle"]))
     solution = tuple(tuple(row) for row in expected["solution"])
     labels = tuple(LabelDecision(cage.cells, cage.label, 0.99, cage, 0.99, "read") for cage in puzzle.cages)
-    result = Result(puzzle, solution, True, None, labels, corners, 9.0, (), geom)
+    clues = tuple(ClueReading(cage.cells, ((cage.label, 0.99),)) for cage in puzzle.cages)
+    result = Result(puzzle, solution, True, None, labels, corners, 9.0, (), geom, clues=clues)
     picture = cv2.imread(str(SAMPLES / "photo-6x6.jpg"))
     return Page("photo-6x6.jpg", (Outcome(result, geometry=geom),), picture), [list(r) for r in solution]
 
@@ -126,13 +127,14 @@ def test_check_reads_the_answers_from_the_picture_when_none_are_typed(monkeypatc
     page, solution = photo_page()
     seen = []
 
-    def judge(puzzle, sol, typed_answers, picture, geometry, undetermined):
-        seen.append((typed_answers, picture is page.picture, geometry is page.outcomes[0].geometry, undetermined))
+    def judge(puzzle, sol, typed_answers, picture, geometry, undetermined, clues, freed):
+        seen.append((typed_answers, picture is page.picture, geometry is page.outcomes[0].geometry, undetermined,
+                     clues is page.outcomes[0].result.clues and len(clues) == len(puzzle.cages), freed))
         return Judged(CheckResult(sol, (), ()), unsure=((1, 2),))
 
     monkeypatch.setattr(commands, "judge", judge)
     work = commands.check(page, None, WORDS)
-    assert seen == [(None, True, True, frozenset())]
+    assert seen == [(None, True, True, frozenset(), True, frozenset())]  # the labels' readings weigh the answers
     [rec] = work.records()
     assert rec["exit_code"] == ExitCode.ANSWERS_UNSURE and rec["unsure"] == [[1, 2]]
     assert rec["notes"] == ["unsure cells: C2"]
@@ -240,8 +242,8 @@ def test_convert_of_a_puzzle_refused_for_no_reading_fails_with_its_error():
     (([], [], [(1, 2), (0, 5)]), {},
      "0 wrong, 0 blank, 2 not judged (C2, F1: written but not read surely, marked ?)"),
     (([], [], [(1, 2), (0, 5)]), {"left_open": {(0, 5)}},
-     "0 wrong, 0 blank, 2 not judged (C2: written but not read surely; F1: decided by labels under answers,"
-     " not read, marked ?)"),
+     "0 wrong, 0 blank, 2 not judged (C2: written but not read surely; F1: their digit rests on labels not read"
+     " surely, marked ?)"),
 ])
 def test_the_verdict_sentence(args, kw, sentence):
     assert commands.verdict(*args, **kw) == sentence

@@ -1,5 +1,6 @@
 """Stage 4: choosing what the labels say, with the solver."""
 
+import math
 import re
 
 import pytest
@@ -321,3 +322,90 @@ def test_reading_in_part_refuses_when_every_cell_is_left_open():
     with pytest.raises(ClueUnreadable) as err:
         reading.resolve_in_part(4, tuple(readings), 10.0, under)
     assert set(err.value.cells) == under
+
+
+def solvable_misread(puzzle: Puzzle) -> tuple[int, Cage, tuple[tuple[int, ...], ...]]:
+    """The first '+' cage (its index), another target for it under which the puzzle has one solution,
+    and that solution: a misread the labels alone cannot tell from the printed puzzle."""
+    from kkvision.errors import KkvisionError
+    from kkvision.solver import solve
+
+    for k, cage in enumerate(puzzle.cages):
+        if cage.op != "+":
+            continue
+        for target in range(len(cage.cells), cage.target + 4):
+            if target == cage.target:
+                continue
+            wrong = Cage("+", target, cage.cells)
+            try:  # no solution, several, or a target its cells cannot make
+                other = solve(Puzzle(puzzle.size, puzzle.cages[:k] + (wrong,) + puzzle.cages[k + 1:]), 5.0, True)
+            except KkvisionError:
+                continue
+            return k, wrong, other.grid
+    pytest.fail("no '+' misread of this puzzle has one solution: the test checks nothing")
+
+
+def misread(puzzle: Puzzle) -> tuple[list[ClueReading], tuple[tuple[int, ...], ...]]:
+    """The puzzle's labels read surely, one of them surely wrong (its printed text 200x less probable):
+    the readings, and the grid they give."""
+    k, wrong, other = solvable_misread(puzzle)
+    readings = sure(puzzle)
+    readings[k] = ClueReading(wrong.cells, ((text_of(wrong), 0.99), (text_of(puzzle.cages[k]), 0.005)))
+    assert resolve(puzzle.size, tuple(readings), 10.0).grid == other  # the misread is the answer
+    return readings, other
+
+
+def as_written(grid) -> dict:
+    return {(r, c): d for r, row in enumerate(grid) for c, d in enumerate(row)}
+
+
+def test_answers_that_agree_with_another_reading_of_the_labels_leave_the_cells_it_changes_open():
+    puzzle, grid = random_puzzle(6, seed=14)
+    readings, other = misread(puzzle)
+    changed = {(r, c) for r in range(6) for c in range(6) if grid[r][c] != other[r][c]}
+    price = math.log(5 * 9)  # answers right 90% of the time (answers.WRITTEN_RIGHT)
+    assert reading.against_answers(6, tuple(readings), other, as_written(grid), price, 10.0) == changed
+
+
+def test_answers_that_agree_with_the_reading_or_a_few_wrong_change_nothing():
+    puzzle, grid = random_puzzle(6, seed=14)
+    readings = tuple(sure(puzzle))
+    price = math.log(5 * 9)
+    assert reading.against_answers(6, readings, grid, as_written(grid), price, 10.0) == frozenset()
+    wrong = as_written(grid)
+    wrong[(0, 0)], wrong[(3, 4)] = grid[0][0] % 6 + 1, grid[3][4] % 6 + 1  # a few wrong answers (no grid's)
+    assert reading.against_answers(6, readings, grid, wrong, price, 10.0) == frozenset()
+
+
+def test_labels_freed_constrain_nothing_when_the_answers_are_weighed():
+    puzzle, grid = random_puzzle(6, seed=14)
+    readings, other = misread(puzzle)
+    k = next(i for i, rd in enumerate(readings) if rd.text != text_of(puzzle.cages[i]))
+    free = frozenset({readings[k].cells[0]})  # the misread label read in part without (resolve_in_part)
+    changed = {(r, c) for r in range(6) for c in range(6) if grid[r][c] != other[r][c]}
+    assert reading.against_answers(6, tuple(readings), other, as_written(grid), math.log(5 * 9), 10.0, free) == changed
+
+
+def test_check_leaves_open_the_cells_whose_answers_make_the_labels_say_otherwise():
+    """The right answers of a puzzle whose label was misread surely are not called wrong: their cells
+    are not judged, named so, and the JSON gives no digit there."""
+    from kkvision.answers import judge
+    from kkvision.commands import Done, verdict
+    from kkvision.errors import ExitCode
+    from kkvision.pipeline import Outcome, Result
+    from kkvision.vocab import cell_name
+
+    puzzle, grid = random_puzzle(6, seed=14)
+    readings, other = misread(puzzle)
+    read_as = resolve(6, tuple(readings), 10.0).puzzle  # the misread puzzle, answered with `other`
+    typed = "\n".join("".join(map(str, row)) for row in grid)  # the printed puzzle's answers, all right
+    changed = sorted((r, c) for r in range(6) for c in range(6) if grid[r][c] != other[r][c])
+    assert judge(read_as, other, typed).check.wrong == tuple(changed)  # without the labels' readings: wrong
+    judged = judge(read_as, other, typed, clues=tuple(readings))
+    assert judged.check.wrong == () and judged.doubted == tuple(changed) and judged.verdict == ExitCode.ANSWERS_UNSURE
+    assert set(judged.unsure) == set(changed) == set(judged.left_open)
+    words = verdict(judged.check.wrong, judged.blank, judged.unsure, left_open=judged.left_open)
+    assert "0 wrong" in words and "rests on labels not read surely" in words
+    rec = Done(Outcome(Result(read_as, other, True, clues=tuple(readings))), judged).record("check", "typed")
+    assert sorted(rec["undetermined"]) == sorted(map(cell_name, changed))
+    assert all(rec["solution"][r][c] == 0 for r, c in changed) and rec["exit_code"] == ExitCode.ANSWERS_UNSURE

@@ -27,7 +27,7 @@ from ..errors import (
     Unsolvable,
     UsageError,
 )
-from ..puzzle import Cage, Puzzle
+from ..puzzle import Cage, Puzzle, satisfies
 from ..solver import Choice, most_probable
 from ..vocab import HIDDEN, Cell, cell_name
 from .clues import clue_for
@@ -235,6 +235,31 @@ def resolve_in_part(n: int, readings: tuple[ClueReading, ...], time_limit: float
              + (f"the cells whose digit they decide are not judged: {', '.join(map(cell_name, sorted(undetermined)))}"
                 if undetermined else "the other labels decide every cell")] + _changed(readings, chosen, n)
     return Resolution(Puzzle(n, tuple(final)), best.grid, labels, math.inf, tuple(notes), frozenset(undetermined))
+
+
+def against_answers(n: int, readings: tuple[ClueReading, ...], grid: tuple[tuple[int, ...], ...],
+                    answers: dict[Cell, int], price: float, time_limit: float,
+                    freed: frozenset[Cell] = frozenset()) -> frozenset[Cell]:
+    """For check: the cells where the answers written make another grid more probable than `grid` (the
+    labels' answer).  Each answer is evidence of its cell's digit: the most probable choice of the labels'
+    readings and a grid, each answer costing `price` nats where the grid's digit is another, differs from
+    `grid` in these cells (none: the answers change nothing).  A label misread surely (an answer's stroke
+    over its '5' read '16+' for '15+') can make a grid other than the printed puzzle's that the reading
+    cannot tell from it, and the user's right answers there then read as wrong; weighed with them, the
+    labels say otherwise.  Labels whose anchor is in `freed` (resolve_in_part's: hidden, not read)
+    constrain nothing, as there."""
+    anything: list[tuple[Cage | None, int]] = [(None, 0)]  # a freed label constrains nothing
+    opts = [anything if rd.cells[0] in freed and rd.source != "given" else options(rd, n) for rd in readings]
+    prefer = {cell: (digit, round(price * SCALE)) for cell, digit in answers.items()}
+    # `grid` priced so bounds the search: a cheaper choice uses no option dearer than that over each label's best
+    cap = (sum(min(k for cage, k in o if cage is None or satisfies(cage.op, cage.target, [grid[r][c] for r, c in cage.cells]))
+               for o in opts)
+           + sum(k for (r, c), (digit, k) in prefer.items() if grid[r][c] != digit))
+    floor = sum(min(k for _, k in o) for o in opts)
+    found = most_probable(n, _within(opts, (cap - floor) / SCALE), time_limit, max_cost=cap, prefer=prefer)
+    if found is None:
+        return frozenset()
+    return frozenset((r, c) for r in range(n) for c in range(n) if found.grid[r][c] != grid[r][c])
 
 
 def _changed(readings: tuple[ClueReading, ...], chosen: list[Cage | None], n: int) -> list[str]:
