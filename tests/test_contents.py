@@ -207,21 +207,6 @@ def test_a_label_may_be_hidden_where_written_ink_covers_its_place_not_where_an_a
     assert contents.under_answers(_geometry(), Contents(())) == frozenset()
 
 
-def test_check_may_read_without_a_written_cells_label_that_reads_as_no_clue():
-    """read._spoiled: of the labels read as no clue for their cage (nothing; a target its cells cannot
-    make), those in written cells, whatever the ink's place; a clue read, or a cell with nothing written,
-    keeps its label."""
-    from kkvision.vision import read
-    from kkvision.vision.stages import ClueReading
-
-    clues = (ClueReading(((0, 0), (0, 1)), (("", 0.9),)),  # written, read as nothing
-             ClueReading(((0, 2), (1, 2)), (("976/", 0.9),)),  # written, no clue for two cells
-             ClueReading(((1, 0), (1, 1)), (("2-", 0.9),)),  # written, a clue
-             ClueReading(((2, 0), (2, 1), (2, 2)), (("", 0.9),)))  # nothing written: the print's own
-    found = Contents(((0, 0), (0, 2), (1, 0), (2, 1)), np.zeros((N * CELL, N * CELL), np.uint8))
-    assert read._spoiled(N, clues, found) == {(0, 0), (0, 2)}
-
-
 def _written_in(monkeypatch, read, where_no_label: int) -> None:
     """read_grid's content stage faked: three written cells, `where_no_label` of them where no label can be."""
     written = Contents(((0, 1), (1, 1), (2, 2)), np.zeros((N * CELL, N * CELL), np.uint8))

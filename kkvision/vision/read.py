@@ -545,21 +545,12 @@ def _read_once(way: _Ways, k: int, name: str, opts: VisionOptions, second_model:
         try:
             res = resolve(geom.size, clues, opts.time_limit, hidden)
         except IN_PART_WHEN as exc:
-            spoiled = hidden | _spoiled(geom.size, clues, contents)
-            in_part = partial(_in_part, geom, layout, clues, cells, spoiled, opts) if opts.in_part and spoiled else None
+            in_part = partial(_in_part, geom, layout, clues, cells, hidden, opts) if opts.in_part and hidden else None
             return Attempt(reached, exc, in_part)
         check_borders(layout, cells, res.grid, opts.time_limit)
     except KkvisionError as exc:
         return Attempt(reached, exc)
     return Attempt(reached, _reading(geom, layout, clues, res))
-
-
-def _spoiled(n: int, clues: tuple[ClueReading, ...], contents: Contents) -> frozenset[Cell]:
-    """The written cells whose label reads as no clue for its cage (nothing, or a target its cells cannot
-    make): what is written there may have spoiled it (its strokes taken out with an answer's or a note's,
-    or crossed by them) where the written ink covers too little of its place for under_answers to say so.
-    Check reads in part without them as without those (_in_part)."""
-    return frozenset(rd.cells[0] for rd in unclued(n, clues) if rd.cells[0] in contents.written)
 
 
 def _in_part(geom: GridGeometry, layout: CageLayout, clues: tuple[ClueReading, ...], cells: dict[Cell, LabelReading],
