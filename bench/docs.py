@@ -97,8 +97,11 @@ them, mixed, or pencil marks; app, web and print pages, some photographed; train
 themes) with exactly 0, 1 or 3 answers wrong in turn, and `check`'s verdict scored on each puzzle
 it solved (the shipped models; "in part": solved without labels hidden under answers, as `check`
 reads such a grid, the cells those decide not judged, the others the truth's or the puzzle is not
-counted solved).  **all right** is exit 0 where a wrong answer was written and
-**false wrong** a right cell called wrong: both must be 0.  "notes named": cells holding only
+counted solved).  **another solution** counts the puzzles whose grid differs from the truth's in a
+cell `check` judges (a puzzle misread: its right answers would be called wrong; cells where the
+answers written make the labels say otherwise are left open, `answers._doubted`),
+**all right** is exit 0 where a wrong answer was written and
+**false wrong** a right cell called wrong: all three must be 0.  "notes named": cells holding only
 pencil marks listed in `pencil` (in brackets, cells listed so that hold nothing or an answer);
 "right verdict": exit 11 where a wrong answer was written, else 0; "as blank": puzzles solved as
 the same picture with nothing written is, of those it solves.
