@@ -57,7 +57,6 @@ from kkvision.answers import judge  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
 from kkvision.pipeline import Options, read_source  # noqa: E402
 from kkvision.sources import of_bytes  # noqa: E402
-from kkvision.vocab import HIDDEN  # noqa: E402
 
 WRONG_COUNTS = (0, 1, 3)
 HAND_KINDS = ("hand", "hand-big", "hand-pencil", "hand-photo")
@@ -142,9 +141,8 @@ def run(args: tuple[int, bool, str, int, str]) -> Score:
         score.why.append(f"exit {int(exc.exit_code)}")
         return score
     for result, truth, _ in answered(page, truths):
-        freed = frozenset(lb.cells[0] for lb in result.labels if lb.how == HIDDEN)
         judged = judge(result.puzzle, result.solution, None, page.picture, result.geometry, result.undetermined,
-                       result.clues, freed)  # as `kkvision check` judges it
+                       result.clues, result.freed)  # as `kkvision check` judges it
         left_open = result.undetermined | set(judged.doubted)
         same = all(d == truth.solution[r][c] for r, row in enumerate(result.solution)
                    for c, d in enumerate(row) if (r, c) not in left_open)
@@ -155,7 +153,7 @@ def run(args: tuple[int, bool, str, int, str]) -> Score:
             score.why.append("another solution")
             continue
         score.solved += 1
-        score.in_part += bool(left_open) or any(lb.how == HIDDEN for lb in result.labels)
+        score.in_part += bool(left_open or result.freed)
         n = result.puzzle.size
         unsure, verdict = judged.unsure, judged.check
         code = int(judged.verdict)

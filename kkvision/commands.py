@@ -36,7 +36,7 @@ from .pipeline import Outcome, Page, Result
 from .puzzle import Grid, Puzzle
 from .report import outcome_record, record
 from .vision.stages import LABEL_SURE, AsRead, GivenLabel, GridGeometry, LabelDecision
-from .vocab import HIDDEN, Cell, cell_name
+from .vocab import Cell, cell_name
 
 if TYPE_CHECKING:
     from .render import Drawing
@@ -139,9 +139,8 @@ def check(page: Page, answers: Typed, wording: Wording) -> Work[Judged]:
     typed = _typed(page, answers, wording.several, wording.answers)
 
     def judged(result: Result) -> tuple[Judged, Drawing | None]:
-        freed = frozenset(lb.cells[0] for lb in result.labels if lb.how == HIDDEN)
         one = judge(result.puzzle, result.solution, typed, page.picture, result.geometry, result.undetermined,
-                    result.clues, freed)
+                    result.clues, result.freed)
         return one, _drawing(result.geometry, result.solution, result.labels, check=True,
                              wrong=frozenset(one.check.wrong), blank=frozenset(one.blank),
                              unsure=frozenset(one.unsure))

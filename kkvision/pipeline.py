@@ -25,7 +25,7 @@ from .puzzle import Grid, Puzzle
 from .solver import solve
 from .sources import Loaded, Source, load
 from .vision.stages import AsRead, ClueReading, GridGeometry, LabelDecision, Reached, Reading, VisionOptions
-from .vocab import Cell
+from .vocab import HIDDEN, Cell
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,11 @@ class Result:
     undetermined: frozenset[Cell] = frozenset()
     # pictures: what each label may say, as the reading weighed it (check weighs the answers written with it)
     clues: tuple[ClueReading, ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def freed(self) -> frozenset[Cell]:
+        """The anchors of the labels read in part without (check: hidden under answers, not read)."""
+        return frozenset(lb.cells[0] for lb in self.labels if lb.how == HIDDEN)
 
     def unique_or_raise(self) -> Result:
         """This result, or Ambiguous when the puzzle has several solutions."""

@@ -75,7 +75,7 @@ def outcome_record(command: str, input: str, outcome: Outcome, **extra: Any) -> 
     fields = dict(solution=solution, unique=result.unique, notes=list(result.notes), **where)
     fields.update(extra)
     data = record(command, input, puzzle=result.puzzle, **fields)
-    hidden = {lb.cells[0] for lb in result.labels if lb.how == HIDDEN}
+    hidden = result.freed
     for cage in data["puzzle"]["cages"] if hidden else ():  # not read: what they say is not known
         if tuple(cage["cells"][0]) in hidden:
             cage.update(op=None, target=None)

@@ -202,9 +202,7 @@ def resolve_in_part(n: int, readings: tuple[ClueReading, ...], time_limit: float
     errors when the labels not hidden do not read as a puzzle (too many overruled or not read, or
     read two ways that give other grids: those are the print's own doubts), or when every cell is left
     open (nothing to judge: the refusal says more)."""
-    freed = [rd.cells[0] in hidden and rd.source != "given" for rd in readings]  # a given label is never freed
-    anything: list[tuple[Cage | None, int]] = [(None, 0)]  # a hidden label, free: it constrains nothing
-    free = [anything if f else options(rd, n) for rd, f in zip(readings, freed)]
+    freed, free = _freeing(n, readings, hidden)
     best = _best(n, free, time_limit)
     trouble = _trouble(n, readings, free, best, hidden, in_part=True)
     if trouble is not None:
@@ -237,6 +235,15 @@ def resolve_in_part(n: int, readings: tuple[ClueReading, ...], time_limit: float
     return Resolution(Puzzle(n, tuple(final)), best.grid, labels, math.inf, tuple(notes), frozenset(undetermined))
 
 
+def _freeing(n: int, readings: tuple[ClueReading, ...], hidden: frozenset[Cell]
+             ) -> tuple[list[bool], list[list[tuple[Cage | None, int]]]]:
+    """Which labels are read in part without (their anchor in `hidden`; a given label never is), and
+    every label's options, a freed one's only that it constrains nothing."""
+    freed = [rd.cells[0] in hidden and rd.source != "given" for rd in readings]
+    anything: list[tuple[Cage | None, int]] = [(None, 0)]
+    return freed, [anything if f else options(rd, n) for rd, f in zip(readings, freed)]
+
+
 def against_answers(n: int, readings: tuple[ClueReading, ...], grid: tuple[tuple[int, ...], ...],
                     answers: dict[Cell, int], price: float, time_limit: float,
                     freed: frozenset[Cell] = frozenset()) -> frozenset[Cell]:
@@ -248,8 +255,7 @@ def against_answers(n: int, readings: tuple[ClueReading, ...], grid: tuple[tuple
     cannot tell from it, and the user's right answers there then read as wrong; weighed with them, the
     labels say otherwise.  Labels whose anchor is in `freed` (resolve_in_part's: hidden, not read)
     constrain nothing, as there."""
-    anything: list[tuple[Cage | None, int]] = [(None, 0)]  # a freed label constrains nothing
-    opts = [anything if rd.cells[0] in freed and rd.source != "given" else options(rd, n) for rd in readings]
+    _, opts = _freeing(n, readings, freed)
     prefer = {cell: (digit, round(price * SCALE)) for cell, digit in answers.items()}
     # `grid` priced so bounds the search: a cheaper choice uses no option dearer than that over each label's best
     cap = (sum(min(k for cage, k in o if cage is None or satisfies(cage.op, cage.target, [grid[r][c] for r, c in cage.cells]))
