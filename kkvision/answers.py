@@ -194,13 +194,15 @@ def _doubted(n: int, solution: Grid, answers: Grid, clues: tuple[ClueReading, ..
              ) -> frozenset[Cell]:
     """The cells where the labels' readings and the answers written, each answer WRITTEN_RIGHT likely its
     cell's digit, make a grid other than `solution` likelier (reading.against_answers); none without
-    readings (a puzzle text).  When the solver cannot tell in time, every answer not the solution's."""
+    readings (a puzzle text) or when every answer is the solution's digit (that grid is then the
+    likeliest: the labels' own, no answer priced).  When the solver cannot tell in time, every answer
+    not the solution's."""
     from .errors import SolverTimeout
     from .vision.reading import against_answers
 
     written = {(r, c): d for r, row in enumerate(answers) for c, d in enumerate(row) if d != BLANK}
-    if not clues or not written:
-        return frozenset()
+    if not clues or all(d == solution[r][c] for (r, c), d in written.items()):
+        return frozenset()  # no answer is evidence against the solution: nothing for the solver to weigh
     price = math.log((n - 1) * WRITTEN_RIGHT / (1 - WRITTEN_RIGHT))
     try:
         return against_answers(n, clues, solution, written, price, DOUBT_TIME, freed)

@@ -155,7 +155,7 @@ def hint(page: Page, cells: int, progress: Typed, wording: Wording) -> Work[Hint
     typed = _typed(page, progress, wording.several, wording.progress)
 
     def hinted(result: Result) -> tuple[Hinted, Drawing | None]:
-        one = hint_puzzle(result.puzzle, result.solution, cells, typed, page.picture, result.geometry)
+        one = hint_puzzle(result.puzzle, result.solution, cells, typed, page.picture, result.geometry, result.clues)
         return one, _drawing(result.geometry, one.shown(), result.labels, wrong=one.wrong) if one.hints else None
 
     return _answered("hint", page, hinted)

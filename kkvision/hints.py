@@ -28,7 +28,7 @@ from .puzzle import Cage, Cell, Grid, Puzzle, TooManyTuples, cage_tuples, cell_n
 if TYPE_CHECKING:
     import numpy as np
 
-    from .vision.stages import GridGeometry
+    from .vision.stages import ClueReading, GridGeometry
 
 TUPLE_BUDGET = 200_000  # steps listing one cage's fillings; a bigger cage gives no 'cage' hints
 
@@ -47,16 +47,22 @@ class Hint:
 
 @dataclass(frozen=True)
 class Hinted:
-    """One puzzle's hints, and the written cells not read surely (taken as empty)."""
+    """One puzzle's hints, the written cells not read surely (taken as empty), and the cells whose
+    digit the answers written make the labels say otherwise (answers.Judged.doubted: never revealed,
+    an answer there never called wrong)."""
 
     size: int
     hints: tuple[Hint, ...]
     unsure: tuple[Cell, ...] = ()
+    doubted: tuple[Cell, ...] = ()
 
     def notes(self, notes: tuple[str, ...]) -> list[str]:
-        """The puzzle's notes, and which written cells were taken as empty."""
-        return list(notes) + (["cells written but not read surely, taken as empty: "
-                               + ", ".join(map(cell_name, self.unsure))] if self.unsure else [])
+        """The puzzle's notes, which written cells were taken as empty, and which cells were not hinted."""
+        unread = [c for c in self.unsure if c not in self.doubted]
+        return (list(notes) + (["cells written but not read surely, taken as empty: "
+                                + ", ".join(map(cell_name, unread))] if unread else [])
+                + (["cells whose digit rests on labels not read surely, not hinted nor judged: "
+                    + ", ".join(map(cell_name, self.doubted))] if self.doubted else []))
 
     def shown(self) -> Grid:
         """The digits to draw: each cell revealed (0 elsewhere)."""
@@ -78,24 +84,27 @@ class Hinted:
 
 
 def hint_puzzle(puzzle: Puzzle, solution: Grid, count: int, typed: str | None, picture: np.ndarray | None = None,
-                geometry: GridGeometry | None = None) -> Hinted:
+                geometry: GridGeometry | None = None, clues: tuple[ClueReading, ...] = ()) -> Hinted:
     """`hint`'s work for one puzzle: the progress typed (an answers text), or
-    else written in the picture's cells (none for a text), then the hints."""
-    from .answers import read_answers, written_answers
+    else written in the picture's cells (none for a text), judged as `check`
+    judges it (answers.judge: a cell is called wrong only where check would call
+    it so; with the labels' readings, `clues`, the cells whose digit the answers
+    make the labels say otherwise are neither judged nor revealed), then the hints."""
+    from .answers import judge
 
-    progress: Grid | None = None
-    unsure: tuple[Cell, ...] = ()
-    if typed is not None:
-        progress = read_answers(typed, puzzle.size)
-    elif picture is not None and geometry is not None:
-        progress, unsure = written_answers(picture, geometry)
-    return Hinted(puzzle.size, tuple(hints(puzzle, solution, count, progress)), unsure)
+    if typed is None and (picture is None or geometry is None):
+        return Hinted(puzzle.size, tuple(hints(puzzle, solution, count)))
+    judged = judge(puzzle, solution, typed, picture, geometry, clues=clues)
+    found = hints(puzzle, solution, count, judged.check.answers, frozenset(judged.doubted))
+    return Hinted(puzzle.size, tuple(found), judged.unsure, judged.doubted)
 
 
-def hints(puzzle: Puzzle, solution: Grid, count: int = 1, progress: Grid | None = None) -> list[Hint]:
+def hints(puzzle: Puzzle, solution: Grid, count: int = 1, progress: Grid | None = None,
+          withheld: frozenset[Cell] = frozenset()) -> list[Hint]:
     """Every cell of `progress` (0: empty) written wrong, then up to `count` empty
     cells that follow from the clues and the digits written right, simplest
-    reasoning first."""
+    reasoning first; a cell of `withheld` (its digit in doubt) is reasoned with
+    but never revealed."""
     n = puzzle.size
     fillings: dict[Cage, list[tuple[int, ...]] | None] = {}
     for cage in puzzle.cages:
@@ -119,7 +128,8 @@ def hints(puzzle: Puzzle, solution: Grid, count: int = 1, progress: Grid | None 
             break
         if hint.digit != solution[hint.cell[0]][hint.cell[1]]:  # the reasoning is sound; never show a wrong digit
             raise AssertionError(f"hint {cell_name(hint.cell)}={hint.digit} disagrees with the solution")
-        found.append(hint)
+        if hint.cell not in withheld:
+            found.append(hint)
         known[hint.cell] = hint.digit
         cand[hint.cell] = {hint.digit}
     return wrong + found

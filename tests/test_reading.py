@@ -409,3 +409,25 @@ def test_check_leaves_open_the_cells_whose_answers_make_the_labels_say_otherwise
     rec = Done(Outcome(Result(read_as, other, True, clues=tuple(readings))), judged).record("check", "typed")
     assert sorted(rec["undetermined"]) == sorted(map(cell_name, changed))
     assert all(rec["solution"][r][c] == 0 for r, c in changed) and rec["exit_code"] == ExitCode.ANSWERS_UNSURE
+
+
+def test_hint_neither_calls_wrong_nor_reveals_the_cells_whose_answers_make_the_labels_say_otherwise():
+    """hint judges the progress as check does: with the labels' readings, the right answers of a puzzle
+    misread surely are not named wrong, and no cell whose digit is in doubt is revealed."""
+    from kkvision.hints import hint_puzzle
+
+    puzzle, grid = random_puzzle(6, seed=14)
+    readings, other = misread(puzzle)
+    read_as = resolve(6, tuple(readings), 10.0).puzzle
+    changed = {(r, c) for r in range(6) for c in range(6) if grid[r][c] != other[r][c]}
+    hidden = {(r, c) for r in range(6) for c in range(6) if (r + c) % 2 == 0}  # left empty by the user
+    assert changed - hidden and changed & hidden  # answers written in doubted cells, and doubted cells empty
+    typed = "\n".join("".join("." if (r, c) in hidden else str(d) for c, d in enumerate(row))
+                      for r, row in enumerate(grid))  # the printed puzzle's answers, all right
+    alone = hint_puzzle(read_as, other, 36, typed)  # without the readings: right answers named wrong
+    assert {h.cell for h in alone.hints if h.wrong} == changed - hidden
+    weighed = hint_puzzle(read_as, other, 36, typed, clues=tuple(readings))
+    assert not any(h.wrong for h in weighed.hints) and set(weighed.doubted) == changed
+    assert {h.cell for h in weighed.hints} == hidden - changed  # every other empty cell revealed, each right
+    assert all(h.digit == grid[h.cell[0]][h.cell[1]] for h in weighed.hints)
+    assert any("not hinted nor judged" in note for note in weighed.notes(()))
