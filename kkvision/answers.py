@@ -79,6 +79,9 @@ FRAMED_DOUBT = 0.1
 # consistently is told those cells are not judged, not wrong (their answers are another grid's).
 WRITTEN_RIGHT = 0.9
 DOUBT_TIME = 5.0  # s for that weighing: hundredths on the bench's 9x9s; past it, answers not the solution's are not judged
+# A grid read in part leaves open the cells whose digit the labels under answers decide; the answers in the
+# other cells, weighed so, may decide them (reading.settle_by_answers: each cell without its own answer).
+SETTLE_TIME = 5.0  # s for all of one grid's cells; past it, the cells not yet weighed stay open
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,12 @@ class Judged:
     pencil: tuple[Cell, ...] = ()
     left_open: tuple[Cell, ...] = ()  # of `unsure`, those whose digit labels hidden under answers decide (judge)
     doubted: tuple[Cell, ...] = ()  # cells whose digit the answers written make the labels say otherwise (judge)
+    settled: tuple[tuple[Cell, int], ...] = ()  # cells left open by the labels that the other answers decide (judge)
+
+    def solution_over(self, grid: Grid) -> Grid:
+        """The grid judged against: the labels' solution `grid` with the digits the answers settled."""
+        digits = dict(self.settled)
+        return tuple(tuple(digits.get((r, c), d) for c, d in enumerate(row)) for r, row in enumerate(grid))
 
     @property
     def blank(self) -> tuple[Cell, ...]:
@@ -161,7 +170,9 @@ class Judged:
         """This check's fields of the JSON record (report.outcome_record's extras), the puzzle's notes first."""
         unread = [c for c in self.unsure if c not in self.left_open]
         unsure = [f"unsure cells: {', '.join(map(cell_name, unread))}"] if unread else []
-        return dict(exit_code=self.verdict, notes=list(notes) + unsure, wrong=[list(c) for c in self.check.wrong],
+        settled = ([f"of the cells the labels leave open, the answers written in the others decide: "
+                    f"{', '.join(cell_name(c) for c, _ in self.settled)}"] if self.settled else [])
+        return dict(exit_code=self.verdict, notes=list(notes) + settled + unsure, wrong=[list(c) for c in self.check.wrong],
                     blank=[list(c) for c in self.blank], unsure=[list(c) for c in self.unsure],
                     pencil=[list(c) for c in self.pencil])
 
@@ -175,7 +186,9 @@ def judge(puzzle: Puzzle, solution: Grid, typed: str | None, picture: np.ndarray
     digit there is one possibility of several) is not judged.  With the labels'
     readings (`clues`; `freed`: the anchors of those read in part without them),
     nor is an answer in a cell where the answers, weighed with the labels, make
-    another grid likelier (_doubted)."""
+    another grid likelier (_doubted).  An answer in a cell of `undetermined`
+    whose digit the labels and the answers in the other cells decide is judged
+    against that digit (_settled)."""
     unsure: tuple[Cell, ...] = ()
     pencil: tuple[Cell, ...] = ()
     if typed is not None:
@@ -185,9 +198,37 @@ def judge(puzzle: Puzzle, solution: Grid, typed: str | None, picture: np.ndarray
     else:
         written = read_written(picture, geometry, solution)
         answers, unsure, pencil = written.answers, written.unsure, written.pencil
+    settled = _settled(puzzle.size, solution, typed, picture, geometry, answers, clues, freed, undetermined)
+    if settled:
+        solution = tuple(tuple(settled.get((r, c), d) for c, d in enumerate(row)) for r, row in enumerate(solution))
+        undetermined = undetermined - settled.keys()
+        if typed is None:  # the settled cells judged against their digit
+            written = read_written(picture, geometry, solution)  # type: ignore[arg-type]
+            answers, unsure, pencil = written.answers, written.unsure, written.pencil
     doubted = _doubted(puzzle.size, solution, answers, clues, freed) - undetermined
     kept, unsure, left = _left_open(answers, unsure, undetermined | doubted)
-    return Judged(check_answers(puzzle, solution, kept), unsure, pencil, left, tuple(sorted(doubted)))
+    return Judged(check_answers(puzzle, solution, kept), unsure, pencil, left, tuple(sorted(doubted)),
+                  tuple(sorted(settled.items())))
+
+
+def _settled(n: int, solution: Grid, typed: str | None, picture: np.ndarray | None, geometry: GridGeometry | None,
+             answers: Grid, clues: tuple[ClueReading, ...], freed: frozenset[Cell], cells: frozenset[Cell]
+             ) -> dict[Cell, int]:
+    """Of the `cells` a grid read in part leaves open, those whose digit the labels' readings and
+    the answers in the other cells decide, each answer WRITTEN_RIGHT likely its cell's digit
+    (reading.settle_by_answers: a cell's own answer never counts for it); the answers weighed are those
+    typed, or those read surely without the solution (written_answers: the solution's digit there is
+    in question).  None without readings, or when the solver cannot tell within SETTLE_TIME."""
+    from .vision.reading import settle_by_answers
+
+    if not cells or not clues:
+        return {}
+    if typed is None:
+        assert picture is not None and geometry is not None
+        answers = written_answers(picture, geometry)[0]
+    evidence = {(r, c): d for r, row in enumerate(answers) for c, d in enumerate(row) if d != BLANK}
+    price = math.log((n - 1) * WRITTEN_RIGHT / (1 - WRITTEN_RIGHT))
+    return settle_by_answers(n, clues, solution, evidence, price, cells, SETTLE_TIME, freed)
 
 
 def _doubted(n: int, solution: Grid, answers: Grid, clues: tuple[ClueReading, ...], freed: frozenset[Cell]

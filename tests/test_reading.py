@@ -431,3 +431,53 @@ def test_hint_neither_calls_wrong_nor_reveals_the_cells_whose_answers_make_the_l
     assert {h.cell for h in weighed.hints} == hidden - changed  # every other empty cell revealed, each right
     assert all(h.digit == grid[h.cell[0]][h.cell[1]] for h in weighed.hints)
     assert any("not hinted nor judged" in note for note in weighed.notes(()))
+
+
+def _read_in_part():
+    """A 6x6 read in part (its hidden labels free) that leaves cells open: puzzle, grid, readings, freed, result."""
+    for puzzle, grid, readings, _, under in _pinned_down_only_with_all(range(100, 140)):
+        res = reading.resolve_in_part(6, tuple(readings), 10.0, under)
+        if len(res.undetermined) >= 4:
+            return puzzle, grid, tuple(readings), under, res
+    pytest.fail("no puzzle was left open in part by its hidden labels: the test checks nothing")
+
+
+def test_the_answers_in_the_other_cells_settle_the_cells_a_reading_in_part_leaves_open():
+    """Answers written everywhere decide each open cell without its own answer; a wrong answer there is
+    settled to the puzzle's digit, never to itself; one answer alone settles nothing."""
+    puzzle, grid, readings, under, res = _read_in_part()
+    price = math.log(5 * 9)  # answers.WRITTEN_RIGHT
+    answers = as_written(grid)
+    settled = reading.settle_by_answers(6, readings, res.grid, answers, price, res.undetermined, 10.0, under)
+    assert settled == {cell: grid[cell[0]][cell[1]] for cell in res.undetermined}
+    x = min(res.undetermined)
+    answers[x] = grid[x[0]][x[1]] % 6 + 1  # written wrong
+    settled = reading.settle_by_answers(6, readings, res.grid, answers, price, res.undetermined, 10.0, under)
+    assert settled[x] == grid[x[0]][x[1]]
+    alone = {x: grid[x[0]][x[1]]}
+    assert reading.settle_by_answers(6, readings, res.grid, alone, price, res.undetermined, 10.0, under) == {}
+
+
+def test_check_judges_the_open_cells_the_other_answers_settle_and_says_so():
+    """judge of a grid read in part: the open cells the other answers decide are judged (a wrong one
+    called wrong), the record gives their digits and names them in its notes."""
+    from kkvision.answers import judge
+    from kkvision.commands import Done
+    from kkvision.errors import ExitCode
+    from kkvision.pipeline import Outcome, Result
+    from kkvision.vocab import cell_name
+
+    puzzle, grid, readings, under, res = _read_in_part()
+    x = min(res.undetermined)
+    rows = [[str(d) for d in row] for row in grid]
+    rows[x[0]][x[1]] = str(grid[x[0]][x[1]] % 6 + 1)  # the one wrong answer, in a cell the labels leave open
+    typed = "\n".join("".join(row) for row in rows)
+    alone = judge(res.puzzle, res.grid, typed, undetermined=res.undetermined)  # without the readings: not judged
+    assert alone.check.wrong == () and alone.verdict == ExitCode.ANSWERS_UNSURE
+    judged = judge(res.puzzle, res.grid, typed, undetermined=res.undetermined, clues=readings, freed=under)
+    assert judged.check.wrong == (x,) and judged.unsure == () and judged.verdict == ExitCode.ANSWERS_WRONG
+    assert {c for c, _ in judged.settled} == set(res.undetermined)
+    result = Result(res.puzzle, res.grid, True, clues=readings, undetermined=res.undetermined)
+    rec = Done(Outcome(result), judged).record("check", "typed")
+    assert rec["solution"] == [list(row) for row in grid] and not rec.get("undetermined")
+    assert any("answers written in the others decide" in note and cell_name(x) in note for note in rec["notes"])
