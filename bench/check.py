@@ -143,9 +143,8 @@ def run(args: tuple[int, bool, str, int, str]) -> Score:
     for result, truth, _ in answered(page, truths):
         judged = judge(result.puzzle, result.solution, None, page.picture, result.geometry, result.undetermined,
                        result.clues, result.freed)  # as `kkvision check` judges it
-        # the grid judged against: the answers may settle cells the labels left open, and doubt others
-        left_open = (result.undetermined - {cell for cell, _ in judged.settled}) | set(judged.doubted)
-        same = all(d == truth.solution[r][c] for r, row in enumerate(judged.solution_over(result.solution))
+        left_open = result.undetermined | set(judged.doubted)
+        same = all(d == truth.solution[r][c] for r, row in enumerate(result.solution)
                    for c, d in enumerate(row) if (r, c) not in left_open)
         if same and not left_open and truths.index(truth) in blank_solved:
             score.as_blank += 1

@@ -79,9 +79,7 @@ FRAMED_DOUBT = 0.1
 # consistently is told those cells are not judged, not wrong (their answers are another grid's).
 WRITTEN_RIGHT = 0.9
 DOUBT_TIME = 5.0  # s for that weighing: hundredths on the bench's 9x9s; past it, answers not the solution's are not judged
-# A grid read in part leaves open the cells whose digit the labels under answers decide; the answers in the
-# other cells, weighed so, may decide them (reading.settle_by_answers: each cell without its own answer).
-SETTLE_TIME = 5.0  # s for all of one grid's cells; past it, the cells not yet weighed stay open
+RULE_TIME = 5.0  # s to weigh the answers in the cells a grid read in part leaves open (_ruled_out); past it, left open
 
 
 @dataclass(frozen=True)
@@ -150,12 +148,7 @@ class Judged:
     pencil: tuple[Cell, ...] = ()
     left_open: tuple[Cell, ...] = ()  # of `unsure`, those whose digit labels hidden under answers decide (judge)
     doubted: tuple[Cell, ...] = ()  # cells whose digit the answers written make the labels say otherwise (judge)
-    settled: tuple[tuple[Cell, int], ...] = ()  # cells left open by the labels that the other answers decide (judge)
-
-    def solution_over(self, grid: Grid) -> Grid:
-        """The grid judged against: the labels' solution `grid` with the digits the answers settled."""
-        digits = dict(self.settled)
-        return tuple(tuple(digits.get((r, c), d) for c, d in enumerate(row)) for r, row in enumerate(grid))
+    ruled_out: tuple[Cell, ...] = ()  # cells the labels leave open whose answer no reading of them allows (judge)
 
     @property
     def blank(self) -> tuple[Cell, ...]:
@@ -170,9 +163,9 @@ class Judged:
         """This check's fields of the JSON record (report.outcome_record's extras), the puzzle's notes first."""
         unread = [c for c in self.unsure if c not in self.left_open]
         unsure = [f"unsure cells: {', '.join(map(cell_name, unread))}"] if unread else []
-        settled = ([f"of the cells the labels leave open, the answers written in the others decide: "
-                    f"{', '.join(cell_name(c) for c, _ in self.settled)}"] if self.settled else [])
-        return dict(exit_code=self.verdict, notes=list(notes) + settled + unsure, wrong=[list(c) for c in self.check.wrong],
+        ruled = ([f"of the cells the labels leave open, no reading of them allows the answer written in: "
+                  f"{', '.join(map(cell_name, self.ruled_out))} (wrong)"] if self.ruled_out else [])
+        return dict(exit_code=self.verdict, notes=list(notes) + ruled + unsure, wrong=[list(c) for c in self.check.wrong],
                     blank=[list(c) for c in self.blank], unsure=[list(c) for c in self.unsure],
                     pencil=[list(c) for c in self.pencil])
 
@@ -187,8 +180,7 @@ def judge(puzzle: Puzzle, solution: Grid, typed: str | None, picture: np.ndarray
     readings (`clues`; `freed`: the anchors of those read in part without them),
     nor is an answer in a cell where the answers, weighed with the labels, make
     another grid likelier (_doubted).  An answer in a cell of `undetermined`
-    whose digit the labels and the answers in the other cells decide is judged
-    against that digit (_settled)."""
+    that no reading of the labels allows is wrong all the same (_ruled_out)."""
     unsure: tuple[Cell, ...] = ()
     pencil: tuple[Cell, ...] = ()
     if typed is not None:
@@ -198,37 +190,76 @@ def judge(puzzle: Puzzle, solution: Grid, typed: str | None, picture: np.ndarray
     else:
         written = read_written(picture, geometry, solution)
         answers, unsure, pencil = written.answers, written.unsure, written.pencil
-    settled = _settled(puzzle.size, solution, typed, picture, geometry, answers, clues, freed, undetermined)
-    if settled:
-        solution = tuple(tuple(settled.get((r, c), d) for c, d in enumerate(row)) for r, row in enumerate(solution))
-        undetermined = undetermined - settled.keys()
-        if typed is None:  # the settled cells judged against their digit
-            written = read_written(picture, geometry, solution)  # type: ignore[arg-type]
-            answers, unsure, pencil = written.answers, written.unsure, written.pencil
+    ruled = _ruled_out(puzzle.size, solution, typed, picture, geometry, answers, unsure, clues, freed, undetermined)
+    if ruled:
+        answers = tuple(tuple(ruled.get((r, c), d) for c, d in enumerate(row)) for r, row in enumerate(answers))
+        unsure = tuple(c for c in unsure if c not in ruled)
     doubted = _doubted(puzzle.size, solution, answers, clues, freed) - undetermined
-    kept, unsure, left = _left_open(answers, unsure, undetermined | doubted)
+    kept, unsure, left = _left_open(answers, unsure, (undetermined - ruled.keys()) | doubted)
     return Judged(check_answers(puzzle, solution, kept), unsure, pencil, left, tuple(sorted(doubted)),
-                  tuple(sorted(settled.items())))
+                  tuple(sorted(ruled)))
 
 
-def _settled(n: int, solution: Grid, typed: str | None, picture: np.ndarray | None, geometry: GridGeometry | None,
-             answers: Grid, clues: tuple[ClueReading, ...], freed: frozenset[Cell], cells: frozenset[Cell]
-             ) -> dict[Cell, int]:
-    """Of the `cells` a grid read in part leaves open, those whose digit the labels' readings and
-    the answers in the other cells decide, each answer WRITTEN_RIGHT likely its cell's digit
-    (reading.settle_by_answers: a cell's own answer never counts for it); the answers weighed are those
-    typed, or those read surely without the solution (written_answers: the solution's digit there is
-    in question).  None without readings, or when the solver cannot tell within SETTLE_TIME."""
-    from .vision.reading import settle_by_answers
+def _ruled_out(n: int, solution: Grid, typed: str | None, picture: np.ndarray | None,
+               geometry: GridGeometry | None, answers: Grid, unsure: tuple[Cell, ...],
+               clues: tuple[ClueReading, ...], freed: frozenset[Cell], undetermined: frozenset[Cell]
+               ) -> dict[Cell, int]:
+    """Of the written cells a grid read in part leaves open, those whose answer is wrong whatever the
+    hidden labels say (reading.ruled_out: no reading of the labels within the margin puts there any
+    digit the answer may be), each with the likeliest digit it holds.  The digits an answer may be:
+    the one typed, or from the picture every digit some reader of the cell gives more than NOT_RIGHT
+    (the cell reader, with the box nudged too, and on its ink alone) or the framed-answer reader
+    FRAMED_DOUBT (_maybe); none when the cell may be blank or its ink is too faint to tell.
+    None without the labels' readings, or past RULE_TIME (the cells not weighed stay open)."""
+    from .vision.reading import ruled_out
 
+    cells = sorted(c for c in undetermined if answers[c[0]][c[1]] != BLANK or c in unsure)
     if not cells or not clues:
         return {}
-    if typed is None:
+    if typed is not None:
+        maybe = {c: {answers[c[0]][c[1]]: 1.0} for c in cells}
+    else:
         assert picture is not None and geometry is not None
-        answers = written_answers(picture, geometry)[0]
-    evidence = {(r, c): d for r, row in enumerate(answers) for c, d in enumerate(row) if d != BLANK}
-    price = math.log((n - 1) * WRITTEN_RIGHT / (1 - WRITTEN_RIGHT))
-    return settle_by_answers(n, clues, solution, evidence, price, cells, SETTLE_TIME, freed)
+        maybe = _maybe(picture, geometry, cells)
+    maybe = {c: m for c, m in maybe.items() if m and solution[c[0]][c[1]] not in m}
+    ruled = ruled_out(n, clues, {c: frozenset(m) for c, m in maybe.items()}, RULE_TIME, freed)
+    return {c: max(maybe[c], key=maybe[c].__getitem__) for c in ruled}
+
+
+def _maybe(picture: np.ndarray, geometry: GridGeometry, cells: list[Cell]) -> dict[Cell, dict[int, float]]:
+    """The digits each written cell's answer may be, each with the most any reader gives it (_ruled_out's);
+    none for a cell that may be blank (nothing and notes more than 1 - WRONG_SURE to the cell reader),
+    whose ink is too faint to be an answer, or whose readers do not agree on its likeliest digit (the
+    cell reader's, with its box nudged as read_written's _unsteady nudges it, and the framed-answer
+    reader's in one of its framings, as read_written asks before calling a cell wrong: a shape between
+    digits is not judged)."""
+    from .vision.contents import alone_in, written_ink
+    from .vision.digits import FAINT_INK, NOTES, digit_crops, ink_contrast, nudged, read_digits
+    from .vision.framed import framed_crops, read_framed, stroke_crops
+
+    n = geometry.size
+    square = geometry.square(picture)
+    boxes = [geometry.cell_box(r, c) for r, c in cells]
+    first = read_digits(digit_crops(square, boxes))
+    moved = read_digits(digit_crops(square, [b for box in boxes for b in nudged(box)]))
+    moved = moved.reshape(len(cells), -1, first.shape[1])
+    mask = written_ink(square, geometry, cells)
+    alone = alone_in(square, mask)
+    again = read_digits(digit_crops(alone, boxes))
+    framings = [read_framed(framed_crops(alone, boxes)), read_framed(stroke_crops(square, mask, boxes))]
+    framed = np.maximum(*framings)
+    seen = [{int(f[i].argmax()) + 1 for f in framings if f[i].max() > 0} for i in range(len(cells))]
+    out: dict[Cell, dict[int, float]] = {}
+    for cell, box, p, m, q, f, g in zip(cells, boxes, first, moved, again, framed, seen):
+        likeliest = int(p[1:NOTES].argmax()) + 1
+        if (p[0] + p[NOTES] > 1 - WRONG_SURE or ink_contrast(square, box) < FAINT_INK
+                or any(int(x[1:NOTES].argmax()) + 1 != likeliest for x in m) or likeliest not in g):
+            out[cell] = {}  # may be blank, too faint, or read otherwise as the box moves or by the framed reader
+            continue
+        most = np.maximum(np.maximum(p, q), m.max(0))
+        out[cell] = {d: float(max(most[d], f[d - 1])) for d in range(1, n + 1)
+                     if most[d] > NOT_RIGHT or f[d - 1] >= FRAMED_DOUBT}
+    return out
 
 
 def _doubted(n: int, solution: Grid, answers: Grid, clues: tuple[ClueReading, ...], freed: frozenset[Cell]

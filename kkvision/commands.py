@@ -92,11 +92,8 @@ class Done(Generic[T]):
                           labels=list(made.unsure) or None, index=outcome.index)
         assert outcome.result is not None  # made of a result
         result = outcome.result
-        if isinstance(made, Judged) and (made.doubted or made.settled):  # the grid judged against: doubted cells
-            # are not known either (as a grid read in part), settled ones are
-            open_ = (result.undetermined - {cell for cell, _ in made.settled}) | set(made.doubted)
-            outcome = replace(outcome, result=replace(result, solution=made.solution_over(result.solution),
-                                                      undetermined=frozenset(open_)))
+        if isinstance(made, Judged) and made.doubted:  # their digits are not known either: as a grid read in part
+            outcome = replace(outcome, result=replace(result, undetermined=result.undetermined | set(made.doubted)))
         fields = made.record_fields(result.notes) if isinstance(made, (Judged, Hinted)) else {}
         return outcome_record(command, name, outcome, image=str(image) if image else None, **fields)
 

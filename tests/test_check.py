@@ -495,57 +495,28 @@ def test_a_right_answer_is_judged_on_the_odds_that_a_written_answer_is_right(fil
     assert written.answers[2][3] == (right if judged == "right" else 0)
 
 
-@pytest.fixture
-def read_in_part(filled, monkeypatch):
-    """The filled photo sample whose reading is refused as a whole (made so) with the first five cages'
-    labels taken as hidden under answers: check reads it in part.  make(grid) -> path; the solution."""
+def test_check_judges_the_cells_the_labels_it_can_read_decide(filled, capsys, monkeypatch):
+    """A grid whose written answers hide labels it cannot be read without (the reading refused as a
+    whole, here made so, and five labels taken as hidden under answers): check reads it in part and
+    judges the cells those labels do not decide (a wrong one there named), leaves the others not
+    judged (their answers unsure, their digits 0 in the solution, the labels 'hidden', op and target
+    null); solve still refuses the picture."""
     from kkvision.errors import ClueUnreadable
     from kkvision.vision import read
+    from kkvision.vocab import parse_cell
 
     make, solution = filled
-    hidden = frozenset({(0, 0), (0, 1), (0, 2), (0, 4), (1, 2)})
+    wrong = [row[:] for row in solution]
+    wrong[4][4] = solution[4][4] % 6 + 1  # E5: decided by the labels read
+    wrong[0][1] = solution[0][1] % 6 + 1  # B1: left open by the hidden ones
+    path = make(wrong)
+    hidden = frozenset({(0, 0), (0, 1), (0, 2), (0, 4), (1, 2)})  # the first five cages' labels
 
     def refused(n, clues, time_limit, under):
         raise ClueUnreadable("cannot read the labels (made so)", cells=tuple(sorted(under)))
 
     monkeypatch.setattr(read, "resolve", refused)
     monkeypatch.setattr(read, "under_answers", lambda geom, contents: hidden if contents.written else frozenset())
-    return make, solution
-
-
-def test_check_judges_the_cells_the_labels_left_open_that_the_other_answers_decide(read_in_part, capsys):
-    """Every cell written: the cells the hidden labels leave open are decided by the labels read and the
-    answers in the other cells (answers.judge's _settled), so a wrong answer there is named wrong, the
-    solution has every digit, and the notes say which cells the answers decided."""
-    make, solution = read_in_part
-    wrong = [row[:] for row in solution]
-    wrong[4][4] = solution[4][4] % 6 + 1  # E5: decided by the labels read
-    wrong[0][1] = solution[0][1] % 6 + 1  # B1: left open by the hidden ones
-    assert main(["check", "--json", "--no-image", str(make(wrong))]) == ExitCode.ANSWERS_WRONG
-    rec = json.loads(capsys.readouterr().out)
-    assert sorted(rec["wrong"]) == [[0, 1], [4, 4]] and rec["unsure"] == []
-    assert rec["solution"] == solution and not rec.get("undetermined")
-    assert any("answers written in the others decide" in note and "B1" in note for note in rec["notes"])
-
-
-def test_check_judges_the_cells_the_labels_it_can_read_decide(read_in_part, capsys, monkeypatch):
-    """A grid whose written answers hide labels it cannot be read without (the reading refused as a
-    whole, here made so, and five labels taken as hidden under answers) and whose other answers are
-    not weighed in time (answers.SETTLE_TIME 0): check reads it in part and
-    judges the cells those labels do not decide (a wrong one there named), leaves the others not
-    judged (their answers unsure, their digits 0 in the solution, the labels 'hidden', op and target
-    null); solve still refuses the picture."""
-    from kkvision import answers
-    from kkvision.vocab import parse_cell
-
-    monkeypatch.setattr(answers, "SETTLE_TIME", 0.0)
-
-    make, solution = read_in_part
-    wrong = [row[:] for row in solution]
-    wrong[4][4] = solution[4][4] % 6 + 1  # E5: decided by the labels read
-    wrong[0][1] = solution[0][1] % 6 + 1  # B1: left open by the hidden ones
-    path = make(wrong)
-    hidden = frozenset({(0, 0), (0, 1), (0, 2), (0, 4), (1, 2)})  # the first five cages' labels
     assert main(["check", "--json", "--no-image", str(path)]) == ExitCode.ANSWERS_WRONG
     rec = json.loads(capsys.readouterr().out)
     open_cells = {parse_cell(name) for name in rec["undetermined"]}

@@ -442,25 +442,34 @@ def _read_in_part():
     pytest.fail("no puzzle was left open in part by its hidden labels: the test checks nothing")
 
 
-def test_the_answers_in_the_other_cells_settle_the_cells_a_reading_in_part_leaves_open():
-    """Answers written everywhere decide each open cell without its own answer; a wrong answer there is
-    settled to the puzzle's digit, never to itself; one answer alone settles nothing."""
+def _digits_within_margin(puzzle, res, under, cell):
+    """The digits some reading within the margin, its hidden labels free, puts in the cell (brute force)."""
+    opts = [[(None, 0)] if c.cells[0] in under else [(c, 0)] for c in puzzle.cages]
+    return {d for d in range(1, 7) if most_probable(6, opts, 10.0, max_cost=0, prefer={cell: (d, 1)}) is not None}
+
+
+def test_an_answer_no_reading_allows_in_a_cell_a_reading_in_part_leaves_open_is_ruled_out():
+    """Of the open cells, those where none of the digits an answer may be is any reading's are ruled
+    out; a digit some reading puts there, among them, keeps the cell open."""
     puzzle, grid, readings, under, res = _read_in_part()
-    price = math.log(5 * 9)  # answers.WRITTEN_RIGHT
-    answers = as_written(grid)
-    settled = reading.settle_by_answers(6, readings, res.grid, answers, price, res.undetermined, 10.0, under)
-    assert settled == {cell: grid[cell[0]][cell[1]] for cell in res.undetermined}
-    x = min(res.undetermined)
-    answers[x] = grid[x[0]][x[1]] % 6 + 1  # written wrong
-    settled = reading.settle_by_answers(6, readings, res.grid, answers, price, res.undetermined, 10.0, under)
-    assert settled[x] == grid[x[0]][x[1]]
-    alone = {x: grid[x[0]][x[1]]}
-    assert reading.settle_by_answers(6, readings, res.grid, alone, price, res.undetermined, 10.0, under) == {}
+    for x in sorted(res.undetermined):
+        possible = _digits_within_margin(puzzle, res, under, x)
+        assert grid[x[0]][x[1]] in possible and len(possible) >= 2  # open: two readings differ there
+        others = set(range(1, 7)) - possible
+        if others:
+            break
+    else:
+        pytest.fail("every open cell may hold any digit: the test checks nothing")
+    d = min(others)
+    assert reading.ruled_out(6, readings, {x: frozenset({d})}, 10.0, under) == {x}
+    assert reading.ruled_out(6, readings, {x: frozenset({d, max(possible)})}, 10.0, under) == frozenset()
+    assert reading.ruled_out(6, readings, {x: frozenset({grid[x[0]][x[1]]})}, 10.0, under) == frozenset()
 
 
-def test_check_judges_the_open_cells_the_other_answers_settle_and_says_so():
-    """judge of a grid read in part: the open cells the other answers decide are judged (a wrong one
-    called wrong), the record gives their digits and names them in its notes."""
+def test_check_calls_wrong_an_answer_no_reading_allows_in_a_cell_left_open_and_says_so():
+    """judge of a grid read in part: an answer in an open cell that no reading of the labels allows is
+    wrong (named in the notes), the cell's digit still unknown (0 in the record, 'undetermined'); an
+    answer some reading allows there stays not judged."""
     from kkvision.answers import judge
     from kkvision.commands import Done
     from kkvision.errors import ExitCode
@@ -468,16 +477,19 @@ def test_check_judges_the_open_cells_the_other_answers_settle_and_says_so():
     from kkvision.vocab import cell_name
 
     puzzle, grid, readings, under, res = _read_in_part()
-    x = min(res.undetermined)
+    allowed = {x: _digits_within_margin(puzzle, res, under, x) for x in sorted(res.undetermined)}
+    x = next((x for x, p in allowed.items() if len(p) < 6), None)
+    assert x is not None, "every open cell may hold any digit: the test checks nothing"
+    y = next(c for c in sorted(res.undetermined) if c != x)
     rows = [[str(d) for d in row] for row in grid]
-    rows[x[0]][x[1]] = str(grid[x[0]][x[1]] % 6 + 1)  # the one wrong answer, in a cell the labels leave open
+    rows[x[0]][x[1]] = str(min(set(range(1, 7)) - allowed[x]))  # no reading's digit: surely wrong
+    rows[y[0]][y[1]] = str(min(allowed[y] - {grid[y[0]][y[1]]}))  # another reading's digit: not judged
     typed = "\n".join("".join(row) for row in rows)
-    alone = judge(res.puzzle, res.grid, typed, undetermined=res.undetermined)  # without the readings: not judged
-    assert alone.check.wrong == () and alone.verdict == ExitCode.ANSWERS_UNSURE
     judged = judge(res.puzzle, res.grid, typed, undetermined=res.undetermined, clues=readings, freed=under)
-    assert judged.check.wrong == (x,) and judged.unsure == () and judged.verdict == ExitCode.ANSWERS_WRONG
-    assert {c for c, _ in judged.settled} == set(res.undetermined)
-    result = Result(res.puzzle, res.grid, True, clues=readings, undetermined=res.undetermined)
-    rec = Done(Outcome(result), judged).record("check", "typed")
-    assert rec["solution"] == [list(row) for row in grid] and not rec.get("undetermined")
-    assert any("answers written in the others decide" in note and cell_name(x) in note for note in rec["notes"])
+    assert judged.check.wrong == (x,) and judged.ruled_out == (x,) and y in judged.unsure and x not in judged.unsure
+    assert judge(res.puzzle, res.grid, typed, undetermined=res.undetermined).check.wrong == ()  # no readings: open
+    rec = Done(Outcome(Result(res.puzzle, res.grid, True, clues=readings, undetermined=res.undetermined)),
+               judged).record("check", "typed")
+    assert rec["wrong"] == [list(x)] and rec["solution"][x[0]][x[1]] == 0 and cell_name(x) in rec["undetermined"]
+    assert rec["exit_code"] == ExitCode.ANSWERS_WRONG
+    assert any("no reading of them allows" in note and cell_name(x) in note for note in rec["notes"])

@@ -269,54 +269,40 @@ def against_answers(n: int, readings: tuple[ClueReading, ...], grid: tuple[tuple
     return frozenset((r, c) for r in range(n) for c in range(n) if found.grid[r][c] != grid[r][c])
 
 
-def settle_by_answers(n: int, readings: tuple[ClueReading, ...], grid: tuple[tuple[int, ...], ...],
-                      answers: dict[Cell, int], price: float, cells: frozenset[Cell], time_limit: float,
-                      freed: frozenset[Cell] = frozenset()) -> dict[Cell, int]:
-    """For check, a grid read in part (resolve_in_part: `grid`, the labels in `freed` not read, `cells`
-    left open): of `cells`, those whose digit the labels and the answers written in the OTHER cells
-    decide, with that digit.  Each answer costs `price` nats where a grid's digit is another (as in
-    against_answers); a cell is decided when no grid with another digit there is within MARGIN of the
-    likeliest, its own answer left out: a wrong answer never makes itself right, and one answer alone
-    (about MARGIN nats) decides nothing.  None decided when the answers make a grid likelier that
-    differs from `grid` outside `cells` (against_answers' doubt: those cells are not judged) or when the
-    solver cannot tell within `time_limit` (the cells not yet weighed stay open)."""
+def ruled_out(n: int, readings: tuple[ClueReading, ...], digits: dict[Cell, frozenset[int]], time_limit: float,
+              freed: frozenset[Cell] = frozenset()) -> frozenset[Cell]:
+    """For check, a grid read in part (resolve_in_part, the labels in `freed` not read): of the cells
+    given, each with the digits its answer may be (`digits`), those where no reading of the labels
+    within MARGIN of the likeliest, with its grid, puts any of them: the answer there is wrong whatever
+    the hidden labels say.  The answers themselves are no evidence here: a chain of wrong answers
+    that agrees with every label read (a wrong guess carried on) would vouch for itself.  Cells not
+    weighed within `time_limit` are not ruled out."""
     deadline = time.monotonic() + time_limit
     _, opts = _freeing(n, readings, freed)
-    cost = round(price * SCALE)
-    prefer = {cell: (digit, cost) for cell, digit in answers.items()}
-    everywhere = frozenset((r, c) for r in range(n) for c in range(n))
-
-    def own(cell: Cell, g: tuple[tuple[int, ...], ...]) -> int:  # the cell's answer's price in grid g
-        return cost if cell in prefer and g[cell[0]][cell[1]] != prefer[cell][0] else 0
-
-    try:
-        best = most_probable(n, opts, time_limit, prefer=prefer)
-    except SolverTimeout:
-        return {}
-    if best is None or any(best.grid[r][c] != grid[r][c] for r, c in everywhere - cells):
-        return {}
     seen = int(max(MARGIN, ODDS_SEEN) * SCALE)
-    settled: dict[Cell, int] = {}
-    open_: set[Cell] = set()
-    for cell in sorted(cells):
-        if cell in open_:
-            continue
-        left = deadline - time.monotonic()
-        if left <= 0:
-            break
-        others = {k: v for k, v in prefer.items() if k != cell}
-        try:  # the likeliest grid with another digit in the cell, its own answer left out
-            rival = most_probable(n, opts, left, forbid=best.grid, besides=everywhere - {cell},
-                                  max_cost=best.cost - own(cell, best.grid) + seen - 1, prefer=others)
-        except SolverTimeout:
-            break
-        if rival is None:
-            settled[cell] = best.grid[cell[0]][cell[1]]
-            continue
-        total = rival.cost + own(cell, rival.grid)  # the rival priced with every answer
-        open_ |= {(r, c) for r, c in cells if rival.grid[r][c] != best.grid[r][c]
-                  and total - own((r, c), rival.grid) < best.cost - own((r, c), best.grid) + seen}
-    return settled
+    try:
+        best = most_probable(n, opts, time_limit)
+    except SolverTimeout:
+        return frozenset()
+    if best is None:
+        return frozenset()
+    out: set[Cell] = set()
+    for cell, maybe in sorted(digits.items()):
+        allowed = not maybe
+        for digit in sorted(maybe):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return frozenset(out)
+            try:  # a grid within the margin with the digit there (any other digit costs more than the margin)
+                found = most_probable(n, opts, left, max_cost=best.cost + seen - 1, prefer={cell: (digit, seen)})
+            except SolverTimeout:
+                return frozenset(out)
+            if found is not None:
+                allowed = True
+                break
+        if not allowed:
+            out.add(cell)
+    return frozenset(out)
 
 
 def _changed(readings: tuple[ClueReading, ...], chosen: list[Cage | None], n: int) -> list[str]:
