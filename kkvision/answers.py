@@ -209,7 +209,10 @@ def _ruled_out(n: int, solution: Grid, typed: str | None, picture: np.ndarray | 
     digit the answer may be), each with the likeliest digit it holds.  The digits an answer may be:
     the one typed, or from the picture every digit some reader of the cell gives more than NOT_RIGHT
     (the cell reader, with the box nudged too, and on its ink alone) or the framed-answer reader
-    FRAMED_DOUBT (_maybe); none when the cell may be blank or its ink is too faint to tell.
+    FRAMED_DOUBT (_maybe); none when the cell may be blank or its ink is too faint to tell.  Not
+    ruled out either when the answers written in the other cells, weighed with the labels as in
+    _doubted, make a reading likelier that allows it (a label misread surely must not make a right
+    answer wrong).
     None without the labels' readings, or past RULE_TIME (the cells not weighed stay open)."""
     from .vision.reading import ruled_out
 
@@ -222,7 +225,9 @@ def _ruled_out(n: int, solution: Grid, typed: str | None, picture: np.ndarray | 
         assert picture is not None and geometry is not None
         maybe = _maybe(picture, geometry, cells)
     maybe = {c: m for c, m in maybe.items() if m and solution[c[0]][c[1]] not in m}
-    ruled = ruled_out(n, clues, {c: frozenset(m) for c, m in maybe.items()}, RULE_TIME, freed)
+    evidence = {(r, c): d for r, row in enumerate(answers) for c, d in enumerate(row) if d != BLANK}
+    price = math.log((n - 1) * WRITTEN_RIGHT / (1 - WRITTEN_RIGHT))
+    ruled = ruled_out(n, clues, {c: frozenset(m) for c, m in maybe.items()}, RULE_TIME, freed, evidence, price)
     return {c: max(maybe[c], key=maybe[c].__getitem__) for c in ruled}
 
 

@@ -493,3 +493,16 @@ def test_check_calls_wrong_an_answer_no_reading_allows_in_a_cell_left_open_and_s
     assert rec["wrong"] == [list(x)] and rec["solution"][x[0]][x[1]] == 0 and cell_name(x) in rec["undetermined"]
     assert rec["exit_code"] == ExitCode.ANSWERS_WRONG
     assert any("no reading of them allows" in note and cell_name(x) in note for note in rec["notes"])
+
+
+def test_the_answers_keep_a_right_answer_from_being_ruled_out_by_a_label_misread_surely():
+    """A label misread surely puts no reading within the margin that gives a cell its right digit: the
+    labels alone would rule the right answer there out; weighed with the answers written in the other
+    cells, which agree with the printed puzzle, it is not ruled out (not judged, never wrong)."""
+    puzzle, grid = random_puzzle(6, seed=14)
+    readings, other = misread(puzzle)
+    x = next((r, c) for r in range(6) for c in range(6) if grid[r][c] != other[r][c])
+    right = {x: frozenset({grid[x[0]][x[1]]})}
+    assert reading.ruled_out(6, tuple(readings), right, 10.0) == {x}  # the labels alone
+    weighed = reading.ruled_out(6, tuple(readings), right, 10.0, answers=as_written(grid), price=math.log(5 * 9))
+    assert weighed == frozenset()

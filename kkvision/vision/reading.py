@@ -270,38 +270,56 @@ def against_answers(n: int, readings: tuple[ClueReading, ...], grid: tuple[tuple
 
 
 def ruled_out(n: int, readings: tuple[ClueReading, ...], digits: dict[Cell, frozenset[int]], time_limit: float,
-              freed: frozenset[Cell] = frozenset()) -> frozenset[Cell]:
+              freed: frozenset[Cell] = frozenset(), answers: dict[Cell, int] | None = None, price: float = 0.0
+              ) -> frozenset[Cell]:
     """For check, a grid read in part (resolve_in_part, the labels in `freed` not read): of the cells
     given, each with the digits its answer may be (`digits`), those where no reading of the labels
     within MARGIN of the likeliest, with its grid, puts any of them: the answer there is wrong whatever
-    the hidden labels say.  The answers themselves are no evidence here: a chain of wrong answers
-    that agrees with every label read (a wrong guess carried on) would vouch for itself.  Cells not
-    weighed within `time_limit` are not ruled out."""
+    the hidden labels say.  Nor may one do so once the answers written in the OTHER cells (`answers`,
+    each costing `price` nats where a grid's digit is another, as in against_answers) weigh the
+    readings too: a label misread surely elsewhere, which the other answers contradict, must not rule a
+    right answer out.  The answers never rule a cell out by themselves: a chain of wrong answers
+    agreeing with every label read would, and the labels alone keep the right digit allowed there.
+    Cells not weighed within `time_limit` are not ruled out."""
     deadline = time.monotonic() + time_limit
     _, opts = _freeing(n, readings, freed)
     seen = int(max(MARGIN, ODDS_SEEN) * SCALE)
-    try:
-        best = most_probable(n, opts, time_limit)
-    except SolverTimeout:
-        return frozenset()
-    if best is None:
-        return frozenset()
-    out: set[Cell] = set()
-    for cell, maybe in sorted(digits.items()):
-        allowed = not maybe
+    cost = round(price * SCALE)
+    weighed = {cell: (digit, cost) for cell, digit in (answers or {}).items()} if cost else {}
+
+    def allows(cell: Cell, maybe: frozenset[int], prefer: dict[Cell, tuple[int, int]]) -> bool | None:
+        """Whether a reading within the margin, priced with `prefer`, puts one of `maybe` in the cell
+        (None: out of time)."""
+        left = deadline - time.monotonic()
+        best = most_probable(n, opts, left, prefer=prefer) if left > 0 else None
+        if best is None:
+            return None
         for digit in sorted(maybe):
             left = deadline - time.monotonic()
             if left <= 0:
-                return frozenset(out)
-            try:  # a grid within the margin with the digit there (any other digit costs more than the margin)
-                found = most_probable(n, opts, left, max_cost=best.cost + seen - 1, prefer={cell: (digit, seen)})
-            except SolverTimeout:
-                return frozenset(out)
-            if found is not None:
-                allowed = True
+                return None
+            # a grid within the margin with the digit there (any other digit costs more than the margin)
+            if most_probable(n, opts, left, max_cost=best.cost + seen - 1,
+                             prefer={**prefer, cell: (digit, seen)}) is not None:
+                return True
+        return False
+
+    out: set[Cell] = set()
+    try:
+        for cell, maybe in sorted(digits.items()):
+            by_labels = allows(cell, maybe, {})
+            if by_labels is None:
                 break
-        if not allowed:
-            out.add(cell)
+            if by_labels:
+                continue
+            others = {k: v for k, v in weighed.items() if k != cell}
+            with_answers = allows(cell, maybe, others) if others else False
+            if with_answers is None:
+                break
+            if not with_answers:
+                out.add(cell)
+    except SolverTimeout:
+        pass
     return frozenset(out)
 
 
