@@ -225,9 +225,7 @@ def _ruled_out(n: int, solution: Grid, typed: str | None, picture: np.ndarray | 
         assert picture is not None and geometry is not None
         maybe = _maybe(picture, geometry, cells)
     maybe = {c: m for c, m in maybe.items() if m and solution[c[0]][c[1]] not in m}
-    evidence = {(r, c): d for r, row in enumerate(answers) for c, d in enumerate(row) if d != BLANK}
-    price = math.log((n - 1) * WRITTEN_RIGHT / (1 - WRITTEN_RIGHT))
-    ruled = ruled_out(n, clues, {c: frozenset(m) for c, m in maybe.items()}, RULE_TIME, freed, evidence, price)
+    ruled = ruled_out(n, clues, {c: frozenset(m) for c, m in maybe.items()}, RULE_TIME, freed, *_priced(n, answers))
     return {c: max(maybe[c], key=maybe[c].__getitem__) for c in ruled}
 
 
@@ -239,29 +237,26 @@ def _maybe(picture: np.ndarray, geometry: GridGeometry, cells: list[Cell]) -> di
     reader's in one of its framings, as read_written asks before calling a cell wrong: a shape between
     digits is not judged)."""
     from .vision.contents import alone_in, written_ink
-    from .vision.digits import FAINT_INK, NOTES, digit_crops, ink_contrast, nudged, read_digits
-    from .vision.framed import framed_crops, read_framed, stroke_crops
+    from .vision.digits import FAINT_INK, NOTES, digit_crops, ink_contrast, read_digits
 
     n = geometry.size
     square = geometry.square(picture)
     boxes = [geometry.cell_box(r, c) for r, c in cells]
     first = read_digits(digit_crops(square, boxes))
-    moved = read_digits(digit_crops(square, [b for box in boxes for b in nudged(box)]))
-    moved = moved.reshape(len(cells), -1, first.shape[1])
+    moved = _nudged_readings(square, geometry, cells)
     mask = written_ink(square, geometry, cells)
     alone = alone_in(square, mask)
     again = read_digits(digit_crops(alone, boxes))
-    framings = [read_framed(framed_crops(alone, boxes)), read_framed(stroke_crops(square, mask, boxes))]
-    framed = np.maximum(*framings)
-    seen = [{int(f[i].argmax()) + 1 for f in framings if f[i].max() > 0} for i in range(len(cells))]
+    framings = _framed_readings(square, mask, alone, boxes)
     out: dict[Cell, dict[int, float]] = {}
-    for cell, box, p, m, q, f, g in zip(cells, boxes, first, moved, again, framed, seen):
+    for cell, box, p, m, q, fs in zip(cells, boxes, first, moved, again, framings):
         likeliest = int(p[1:NOTES].argmax()) + 1
+        seen = {int(f.argmax()) + 1 for f in fs if f.max() > 0}  # a framing of no ink sees none
         if (p[0] + p[NOTES] > 1 - WRONG_SURE or ink_contrast(square, box) < FAINT_INK
-                or any(int(x[1:NOTES].argmax()) + 1 != likeliest for x in m) or likeliest not in g):
+                or any(int(x[1:NOTES].argmax()) + 1 != likeliest for x in m) or likeliest not in seen):
             out[cell] = {}  # may be blank, too faint, or read otherwise as the box moves or by the framed reader
             continue
-        most = np.maximum(np.maximum(p, q), m.max(0))
+        most, f = np.maximum(np.maximum(p, q), m.max(0)), fs.max(0)
         out[cell] = {d: float(max(most[d], f[d - 1])) for d in range(1, n + 1)
                      if most[d] > NOT_RIGHT or f[d - 1] >= FRAMED_DOUBT}
     return out
@@ -277,14 +272,21 @@ def _doubted(n: int, solution: Grid, answers: Grid, clues: tuple[ClueReading, ..
     from .errors import SolverTimeout
     from .vision.reading import against_answers
 
-    written = {(r, c): d for r, row in enumerate(answers) for c, d in enumerate(row) if d != BLANK}
+    written, price = _priced(n, answers)
     if not clues or all(d == solution[r][c] for (r, c), d in written.items()):
         return frozenset()  # no answer is evidence against the solution: nothing for the solver to weigh
-    price = math.log((n - 1) * WRITTEN_RIGHT / (1 - WRITTEN_RIGHT))
     try:
         return against_answers(n, clues, solution, written, price, DOUBT_TIME, freed)
     except SolverTimeout:
         return frozenset(cell for cell, d in written.items() if d != solution[cell[0]][cell[1]])
+
+
+def _priced(n: int, answers: Grid) -> tuple[dict[Cell, int], float]:
+    """The answers written (0: none) as evidence of their cells' digits, and what each costs, in nats,
+    where a grid's digit is another: WRITTEN_RIGHT of the time an answer is its cell's digit, else any
+    of the n - 1 others (_doubted, _ruled_out)."""
+    written = {(r, c): d for r, row in enumerate(answers) for c, d in enumerate(row) if d != BLANK}
+    return written, math.log((n - 1) * WRITTEN_RIGHT / (1 - WRITTEN_RIGHT))
 
 
 def _left_open(answers: Grid, unsure: tuple[Cell, ...], undetermined: frozenset[Cell]
@@ -343,7 +345,6 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
         line_contrast,
         read_digits,
     )
-    from .vision.framed import framed_crops, read_framed, stroke_crops
 
     n = geometry.size
     square = geometry.square(picture)
@@ -393,8 +394,7 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
         mask = written_ink(square, geometry, looked)
         alone = alone_in(square, mask)
         firsts = read_digits(digit_crops(alone, boxes[:len(again)])) if again else np.zeros((0, NOTES + 1))
-        # the framed-answer reader, on the ink alone and on its whole strokes (vision/framed.py): (N, 2, 9)
-        seconds = np.stack([read_framed(framed_crops(alone, boxes)), read_framed(stroke_crops(square, mask, boxes))], 1)
+        seconds = _framed_readings(square, mask, alone, boxes)  # the framed-answer reader's two: (N, 2, 9)
         for (r, c), p, f in zip(again, firsts, seconds):
             if (_right_given(_in_grid(p, n, NOTES), n, solution[r][c]) >= SURE
                     or any(_framed_right(framing, n, solution[r][c]) for framing in f)):
@@ -445,14 +445,30 @@ def _unsteady(square: np.ndarray, geometry: GridGeometry, called: list[tuple[Cel
     digit is another with the cell's box nudged a few percent (digits.NUDGES: how far a photo's cell
     lines may be off): a confused reading (a hand's right 2, its stroke through the label, read 7 or 1
     as the box moves), never ground for calling an answer wrong."""
-    from .vision.digits import NOTES, NUDGES, digit_crops, nudged, read_digits
+    from .vision.digits import NOTES
 
     if not called:
         return []
-    crops = digit_crops(square, [box for (r, c), _ in called for box in nudged(geometry.cell_box(r, c))])
-    probs = read_digits(crops).reshape(len(called), len(NUDGES), -1)
+    probs = _nudged_readings(square, geometry, [cell for cell, _ in called])
     return [cell for (cell, likeliest), p in zip(called, probs)
             if any(int(q[1:NOTES].argmax()) + 1 != likeliest for q in p)]
+
+
+def _nudged_readings(square: np.ndarray, geometry: GridGeometry, cells: list[Cell]) -> np.ndarray:
+    """The cell reader's readings of each cell with its box nudged (digits.NUDGES): (cells, nudges, classes)."""
+    from .vision.digits import NUDGES, digit_crops, nudged, read_digits
+
+    crops = digit_crops(square, [box for r, c in cells for box in nudged(geometry.cell_box(r, c))])
+    return read_digits(crops).reshape(len(cells), len(NUDGES), -1)
+
+
+def _framed_readings(square: np.ndarray, mask: np.ndarray, alone: np.ndarray,
+                     boxes: list[tuple[float, float, float, float]]) -> np.ndarray:
+    """The framed-answer reader's readings of each box (vision/framed.py), of the ink alone and of its
+    whole strokes: (boxes, 2, 9)."""
+    from .vision.framed import framed_crops, read_framed, stroke_crops
+
+    return np.stack([read_framed(framed_crops(alone, boxes)), read_framed(stroke_crops(square, mask, boxes))], 1)
 
 
 def _surely_other(digit_probs: np.ndarray, right: int, size: int, not_right: float = NOT_RIGHT,

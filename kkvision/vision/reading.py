@@ -287,11 +287,15 @@ def ruled_out(n: int, readings: tuple[ClueReading, ...], digits: dict[Cell, froz
     cost = round(price * SCALE)
     weighed = {cell: (digit, cost) for cell, digit in (answers or {}).items()} if cost else {}
 
-    def allows(cell: Cell, maybe: frozenset[int], prefer: dict[Cell, tuple[int, int]]) -> bool | None:
-        """Whether a reading within the margin, priced with `prefer`, puts one of `maybe` in the cell
-        (None: out of time)."""
+    def likeliest(prefer: dict[Cell, tuple[int, int]]) -> Choice | None:
+        """The likeliest reading priced with `prefer` (None: out of time)."""
         left = deadline - time.monotonic()
-        best = most_probable(n, opts, left, prefer=prefer) if left > 0 else None
+        return most_probable(n, opts, left, prefer=prefer) if left > 0 else None
+
+    def allows(cell: Cell, maybe: frozenset[int], prefer: dict[Cell, tuple[int, int]], best: Choice | None
+               ) -> bool | None:
+        """Whether a reading within the margin of `best`, priced with `prefer`, puts one of `maybe` in
+        the cell (None: out of time)."""
         if best is None:
             return None
         for digit in sorted(maybe):
@@ -306,14 +310,15 @@ def ruled_out(n: int, readings: tuple[ClueReading, ...], digits: dict[Cell, froz
 
     out: set[Cell] = set()
     try:
+        by_labels = likeliest({})  # the labels alone: the same likeliest reading for every cell
         for cell, maybe in sorted(digits.items()):
-            by_labels = allows(cell, maybe, {})
-            if by_labels is None:
+            allowed = allows(cell, maybe, {}, by_labels)
+            if allowed is None:
                 break
-            if by_labels:
+            if allowed:
                 continue
-            others = {k: v for k, v in weighed.items() if k != cell}
-            with_answers = allows(cell, maybe, others) if others else False
+            others = {k: v for k, v in weighed.items() if k != cell}  # the cell's own answer left out
+            with_answers = allows(cell, maybe, others, likeliest(others)) if others else False
             if with_answers is None:
                 break
             if not with_answers:
