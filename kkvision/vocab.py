@@ -34,7 +34,8 @@ SPELLINGS = {
     "*": "*", "x": "*", "X": "*", "×": "*", "✕": "*", "·": "*", "∙": "*", "⋅": "*", "＊": "*",
     "/": "/", "÷": "/", "∕": "/", "／": "/",
 }
-# how a label under a player's written answer was taken by check reading a grid in part: not read, free
+# how a label was taken by check reading a grid in part: not read, free (under a player's written answer, or read two
+# ways each with its own grid)
 # (LabelDecision.how; reading.resolve_in_part)
 HIDDEN = "hidden"
 DISPLAY = {"+": "+", "-": "−", "*": "×", "/": "÷", "=": "", "?": ""}  # how kkvision prints an operator

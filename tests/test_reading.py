@@ -12,6 +12,7 @@ from kkvision.solver import most_probable
 from kkvision.vision import reading
 from kkvision.vision.clues import ClueReading
 from kkvision.vision.reading import options, resolve
+from kkvision.vocab import cell_name
 
 
 def text_of(cage: Cage) -> str:
@@ -290,10 +291,12 @@ def test_check_reads_in_part_a_grid_whose_answers_hide_labels_it_needs():
     pytest.fail("no puzzle was left open in part by its hidden labels: the test checks nothing")
 
 
-def test_reading_in_part_refuses_a_label_not_hidden_read_two_ways():
+def test_reading_in_part_frees_a_label_not_hidden_read_two_ways():
     """A label no answer hides, read two ways that give grids differing in cells the hidden labels do not
-    decide, is the print's own doubt: refused in part as in whole (exit 13, naming it)."""
-    for puzzle, _, readings, hidden, under in _pinned_down_only_with_all(range(100, 160)):
+    decide (an answer's stroke beside it read as another label): read in part, it is freed too, not
+    used, and named; the cells where its two readings' grids differ are left open, and every other cell
+    is the puzzle's own."""
+    for puzzle, grid, readings, hidden, under in _pinned_down_only_with_all(range(100, 160)):
         res = reading.resolve_in_part(6, tuple(readings), 10.0, under)
         opts = [[(None, 0)] if i in hidden else [(c, 0)] for i, c in enumerate(puzzle.cages)]
         for k, cage in enumerate(puzzle.cages):
@@ -307,9 +310,16 @@ def test_reading_in_part_refuses_a_label_not_hidden_read_two_ways():
                     continue
                 doubled = list(readings)
                 doubled[k] = ClueReading(cage.cells, ((text_of(cage), 0.5), (text_of(alt), 0.49)))
-                with pytest.raises(UncertainReading) as err:
-                    reading.resolve_in_part(6, tuple(doubled), 10.0, under)
-                assert cage.cells[0] in err.value.cells
+                two = reading.resolve_in_part(6, tuple(doubled), 10.0, under)
+                assert two.labels[k].how == "hidden"
+                assert all(d.how == "read" for i, d in enumerate(two.labels) if i not in hidden and i != k)
+                # the grid its other reading gives differs from the puzzle's in cells now left open
+                assert any(other.grid[r][c] != grid[r][c] for r, c in two.undetermined - res.undetermined)
+                assert res.undetermined < two.undetermined
+                assert all(two.grid[r][c] == grid[r][c] for r in range(6) for c in range(6)
+                           if (r, c) not in two.undetermined)
+                assert any(f"read two ways, each with another solution, not used: {cell_name(cage.cells[0])}" in n
+                           for n in two.notes)
                 return
     pytest.fail("no label could be read two ways so: the test checks nothing")
 
@@ -393,7 +403,6 @@ def test_check_leaves_open_the_cells_whose_answers_make_the_labels_say_otherwise
     from kkvision.commands import Done, verdict
     from kkvision.errors import ExitCode
     from kkvision.pipeline import Outcome, Result
-    from kkvision.vocab import cell_name
 
     puzzle, grid = random_puzzle(6, seed=14)
     readings, other = misread(puzzle)
@@ -474,7 +483,6 @@ def test_check_calls_wrong_an_answer_no_reading_allows_in_a_cell_left_open_and_s
     from kkvision.commands import Done
     from kkvision.errors import ExitCode
     from kkvision.pipeline import Outcome, Result
-    from kkvision.vocab import cell_name
 
     puzzle, grid, readings, under, res = _read_in_part()
     allowed = {x: _digits_within_margin(puzzle, res, under, x) for x in sorted(res.undetermined)}

@@ -199,29 +199,40 @@ def resolve_in_part(n: int, readings: tuple[ClueReading, ...], time_limit: float
     the others weighed as resolve weighs them; and the cells whose digit those free labels leave open
     (`undetermined`): every cell where some reading within MARGIN of the best, with its grid, differs
     from the best's grid.  The other cells are the same in every such grid, whatever the hidden labels
-    say, so an answer written there is judged as surely as in a grid read whole.  Raises resolve's
-    errors when the labels not hidden do not read as a puzzle (too many overruled or not read, or
-    read two ways that give other grids: those are the print's own doubts), or when every cell is left
-    open (nothing to judge: the refusal says more)."""
-    freed, free = _freeing(n, readings, hidden)
-    best = _best(n, free, time_limit)
-    trouble = _trouble(n, readings, free, best, hidden, in_part=True)
-    if trouble is not None:
-        raise trouble
-    assert best is not None
-    seen = max(MARGIN, ODDS_SEEN)
-    floor = sum(min(k for _, k in o) for o in free)
-    narrow = _within(free, (best.cost - floor) / SCALE + seen)
-    undetermined: set[Cell] = set()
-    while len(undetermined) < n * n:
-        rival = most_probable(n, narrow, time_limit, forbid=best.grid, max_cost=best.cost + int(seen * SCALE) - 1,
-                              besides=frozenset(undetermined))
-        if rival is None:
+    say, so an answer written there is judged as surely as in a grid read whole.  A label not hidden
+    that is read two ways within the margin, each with its own grid (an answer's stroke beside it read
+    as an operator, a digit half covered), is left free too, and the cells it decides open, rather
+    than the grid refused: its cells are not judged, the others are as surely as before (a label the
+    user gave is not freed: its doubt is refused).  Raises resolve's errors when the labels not
+    hidden do not read as a puzzle (too many overruled or not read), or when every cell is left open
+    (nothing to judge: the refusal says more)."""
+    doubtful: frozenset[Cell] = frozenset()  # labels not hidden but read two ways, each with its grid
+    while True:
+        freed, free = _freeing(n, readings, hidden | doubtful)
+        best = _best(n, free, time_limit)
+        trouble = _trouble(n, readings, free, best, hidden | doubtful, in_part=True)
+        if trouble is not None:
+            raise trouble
+        assert best is not None
+        seen = max(MARGIN, ODDS_SEEN)
+        floor = sum(min(k for _, k in o) for o in free)
+        narrow = _within(free, (best.cost - floor) / SCALE + seen)
+        undetermined: set[Cell] = set()
+        two_ways: set[Cell] = set()
+        while len(undetermined) < n * n:
+            rival = most_probable(n, narrow, time_limit, forbid=best.grid,
+                                  max_cost=best.cost + int(seen * SCALE) - 1, besides=frozenset(undetermined))
+            if rival is None:
+                break
+            rival = _widen(rival, free, narrow)
+            if rival.picks != best.picks:  # a label not hidden read two ways, each with its grid: freed too
+                # (a freed label and one the user gave have one reading: it is another)
+                two_ways = {readings[i].cells[0] for i, (a, b) in enumerate(zip(rival.picks, best.picks)) if a != b}
+                break
+            undetermined |= {(r, c) for r in range(n) for c in range(n) if rival.grid[r][c] != best.grid[r][c]}
+        if not two_ways:
             break
-        rival = _widen(rival, free, narrow)
-        if rival.picks != best.picks:  # a label not hidden read two ways, each with its grid
-            raise _doubt(readings, free, best, rival)
-        undetermined |= {(r, c) for r in range(n) for c in range(n) if rival.grid[r][c] != best.grid[r][c]}
+        doubtful |= two_ways
     if len(undetermined) == n * n:
         raise _unreadable([rd for rd, f in zip(readings, freed) if f])
     chosen = [free[i][j][0] for i, j in enumerate(best.picks)]
@@ -229,8 +240,11 @@ def resolve_in_part(n: int, readings: tuple[ClueReading, ...], time_limit: float
     labels = tuple(LabelDecision(rd.cells, rd.text, rd.probability, final[i], 0.0, HIDDEN)
                    if freed[i] else _decision(rd, free[i][j], final[i], n)
                    for i, (rd, j) in enumerate(zip(readings, best.picks)))
-    unread = sorted(rd.cells[0] for rd, f in zip(readings, freed) if f)
-    notes = [f"labels under written answers not read: {', '.join(map(cell_name, unread))}; "
+    unread = sorted(rd.cells[0] for rd, f in zip(readings, freed) if f and rd.cells[0] not in doubtful)
+    why = ([f"labels under written answers not read: {', '.join(map(cell_name, unread))}"] if unread else []) + (
+        [f"labels read two ways, each with another solution, not used: {', '.join(map(cell_name, sorted(doubtful)))}"]
+        if doubtful else [])
+    notes = ["; ".join(why) + "; "
              + (f"the cells whose digit they decide are not judged: {', '.join(map(cell_name, sorted(undetermined)))}"
                 if undetermined else "the other labels decide every cell")] + _changed(readings, chosen, n)
     return Resolution(Puzzle(n, tuple(final)), best.grid, labels, math.inf, tuple(notes), frozenset(undetermined))
