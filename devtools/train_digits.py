@@ -264,12 +264,13 @@ def cell(rng: random.Random, split: str = "train", real: float = REAL_SHARE) -> 
     return digit_crop(picture, box), label
 
 
-def cell_picture(rng: random.Random, split: str = "train", real: float = REAL_SHARE, layers: bool = False
-                 ) -> tuple[np.ndarray, int, tuple[float, float, float, float], np.ndarray | None]:
+def cell_picture(rng: random.Random, split: str = "train", real: float = REAL_SHARE, layers: bool = False,
+                 label_crossed: bool = False) -> tuple[np.ndarray, int, tuple[float, float, float, float], np.ndarray | None]:
     """One synthetic cell: its picture (s x s grey levels, a little more than the cell), its class, the
     cell's box in it (off by a few percent, as the grid stage's may be), and with `layers` where ink that
     is no label's and no line's lies (an answer, pencil marks, a placeholder, where they do not cross a
-    line or the label: 0..255 coverage; else None)."""
+    line or, unless `label_crossed`, the label: 0..255 coverage; else None).  The answer is drawn over
+    the label: where it crosses it, the picture shows the answer's ink."""
     s = rng.randint(40, 160)
     paper = rng.randint(200, 255)
     img = Image.new("L", (s, s), paper)
@@ -297,8 +298,9 @@ def cell_picture(rng: random.Random, split: str = "train", real: float = REAL_SH
             else:
                 d.line([(0, x), (s, x + rng.uniform(-0.1, 0.1) * s)], fill=paper - rng.randint(6, 30),
                        width=rng.randint(1, max(1, s // 12)))
-    kept = Image.new("L", (s, s), 0) if layers else None  # the lines' and the label's ink
+    kept = Image.new("L", (s, s), 0) if layers else None  # the lines' and (unless label_crossed) the label's ink
     keep = ImageDraw.Draw(kept) if kept is not None else None
+    unkept = ImageDraw.Draw(Image.new("L", (s, s), 0))  # the label's ink, with label_crossed: not kept
     for k in (0, s - 1):  # cell borders, thin or thick, maybe dashed
         w = rng.choice([1, 1, 2, max(2, s // 18), max(3, s // 10)])
         for draw, fill in ((d, ink), (keep, 255)):
@@ -309,7 +311,7 @@ def cell_picture(rng: random.Random, split: str = "train", real: float = REAL_SH
         _outlines(d, s, rng, keep)
     below = 0.12
     if rng.random() < 0.55:
-        below = _label(d, s, rng, ink, keep)
+        below = _label(d, s, rng, ink, unkept if label_crossed else keep)
     other = Image.new("L", (s, s), 0) if layers else None  # ink that is no label's
     notes = rng.random() < NOTES_SHARE
     if notes:
@@ -347,7 +349,7 @@ def cell_picture(rng: random.Random, split: str = "train", real: float = REAL_SH
     jitter = [rng.uniform(-0.06, 0.06) * s for _ in range(4)]
     if other is None or kept is None:
         return arr.astype(np.uint8), label, (jitter[0], jitter[1], s + jitter[2], s + jitter[3]), None
-    # only what is no line's and no label's: a line or a label an answer crosses is kept where they meet
+    # only what is no line's and no label's: a line (or label) an answer crosses is kept where they meet
     removable = np.where(np.asarray(kept) >= 64, 0, np.asarray(other))
     return arr.astype(np.uint8), label, (jitter[0], jitter[1], s + jitter[2], s + jitter[3]), removable
 
