@@ -49,29 +49,35 @@ WIDTH = 12  # channels of the U-Net's first level (then twice, four times): --wi
 # blobs by the labels of hand-big pages, read as operators and digits ('6/' for '6', '21x' for '20x').
 # Taken, fewer blobs, but the verdicts did not gain (models/README.md: tried at stop 58)
 LABEL_CROSSED = False
+# of the real writers' answers, the share written big and high, over the label's row as players write big
+# answers (train_digits.HIGH_SIZE): --high.  Seen rarely, the top of such an answer's stroke beside a label was
+# taken for the label's (the network's probability near 0 there), read as an operator or a digit
+HIGH = 0.0
 # the loss's weight on the pixels of a label's or a line's ink (the target's 0 where the crop is ink), against
 # 1 elsewhere: --keep; a label's ink taken out with an answer written over it is a label misread
 KEEP = 1.0
 
 
-def example(rng: random.Random, split: str, label_crossed: bool = LABEL_CROSSED) -> tuple[np.ndarray, np.ndarray]:
+def example(rng: random.Random, split: str, label_crossed: bool = LABEL_CROSSED, high: float = HIGH
+            ) -> tuple[np.ndarray, np.ndarray]:
     """One cell's crop (uint8 darkness) and its target (1 where the ink is no label's; with `label_crossed`,
-    where an answer crosses the label too)."""
-    picture, _, box, other = cell_picture(rng, split, REAL_SHARE, layers=True, label_crossed=label_crossed)
+    where an answer crosses the label too); `high` of the real writers' answers big and high."""
+    picture, _, box, other = cell_picture(rng, split, REAL_SHARE, layers=True, label_crossed=label_crossed,
+                                          high=high)
     assert other is not None
     x = contents.crops(picture, [box])[0]
     layer = digits.cell_area(other.astype(np.float32), box, (0.0, 0.0, 1.0, 1.0), contents.SIDE) / 255.0
     return (x * 255).astype(np.uint8), ((layer >= OTHER) & (x >= INK_LEVEL / 2)).astype(np.uint8)
 
 
-def _make(args: tuple[int, int, str, bool]) -> tuple[np.ndarray, np.ndarray]:
-    i, seed, split, crossed = args
-    return example(random.Random(seed * 1_000_003 + i), split, crossed)
+def _make(args: tuple[int, int, str, bool, float]) -> tuple[np.ndarray, np.ndarray]:
+    i, seed, split, crossed, high = args
+    return example(random.Random(seed * 1_000_003 + i), split, crossed, high)
 
 
-def examples(pool, count: int, seed: int, split: str, crossed: bool = LABEL_CROSSED  # type: ignore[no-untyped-def]
-             ) -> tuple[np.ndarray, np.ndarray]:
-    made = pool.map(_make, [(i, seed, split, crossed) for i in range(count)], chunksize=256)
+def examples(pool, count: int, seed: int, split: str, crossed: bool = LABEL_CROSSED,  # type: ignore[no-untyped-def]
+             high: float = HIGH) -> tuple[np.ndarray, np.ndarray]:
+    made = pool.map(_make, [(i, seed, split, crossed, high) for i in range(count)], chunksize=256)
     return np.stack([m[0] for m in made]), np.stack([m[1] for m in made])
 
 
@@ -122,6 +128,7 @@ def main() -> None:
     ap.add_argument("--width", type=int, default=WIDTH, help="channels of the first level (then 2x, 4x)")
     ap.add_argument("--label-crossed", action=argparse.BooleanOptionalAction, default=LABEL_CROSSED,
                     help="an answer's pixels where it crosses a label are the answer's (taken out)")
+    ap.add_argument("--high", type=float, default=HIGH, help="share of real answers written big and high")
     ap.add_argument("--keep", type=float, default=KEEP,
                     help="loss weight of the labels' and lines' ink (the network must leave it)")
     ap.add_argument("--out", type=Path, default=ROOT / "models" / contents.MODEL)
@@ -133,8 +140,8 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     t0 = time.time()
     with Pool(2) as pool:
-        x, y = examples(pool, args.samples, args.seed, "train", args.label_crossed)
-        vx, vy = examples(pool, args.val, args.seed + 1, "dev", args.label_crossed)
+        x, y = examples(pool, args.samples, args.seed, "train", args.label_crossed, args.high)
+        vx, vy = examples(pool, args.val, args.seed + 1, "dev", args.label_crossed, args.high)
     print(f"{len(x)} training cells, {len(vx)} validation cells by held-out writers; written ink"
           f" {y.mean():.1%} of the pixels ({time.time() - t0:.0f} s)", flush=True)
     model = network(args.width)

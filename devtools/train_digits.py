@@ -69,6 +69,7 @@ SHADE_SHARE = 0.3  # synthetic cells with uneven light or shaded blocks behind t
 OWN_SHARE = 0.12  # synthetic answers drawn as kkvision's answer pictures draw them: checking its own output
 REAL_SHARE = 0.5  # answers written by a real writer (devtools/hands.py, the training split), any size
 REAL_SIZE = (0.3, 0.95)  # their height / cell: as small as typed, up to the whole cell over label and lines
+HIGH_SIZE = (0.6, 0.95)  # ... those written big and high (cell_picture's `high`): as tall as most of the cell
 REAL_PENCIL = 0.5  # pencil marks written by a real writer's hand (small digits), when real hands are here
 # ... their height / cell: a hand's candidates vary more than an app's, up to about a quarter of the cell, and
 # two of a 3x3 stacked then touch (a '2' over a '5' made one '3'-like shape read as an answer)
@@ -222,9 +223,10 @@ def _written_look(a: np.ndarray, s: int, rng: random.Random) -> np.ndarray:
 
 
 def _answer(s: int, digit: int, below: float, rng: random.Random, own: float = OWN_SHARE,
-            split: str = "train", real: float = REAL_SHARE) -> tuple[np.ndarray, int]:
+            split: str = "train", real: float = REAL_SHARE, high: float = 0.0) -> tuple[np.ndarray, int]:
     """The answer's ink (0..255 coverage) and its grey: typed under the label, drawn as
-    kkvision draws it, written by a real writer of `split`, in a hand-like font, or stroke-drawn."""
+    kkvision draws it, written by a real writer of `split`, in a hand-like font, or stroke-drawn.
+    `high`: the share of real writers' answers written big and high (HIGH_SIZE), over the label's row."""
     layer = Image.new("L", (s, s), 0)
     ld = ImageDraw.Draw(layer)
     if rng.random() < own:  # kkvision.render: 0.5 cell font size, centred at 0.62 of the cell
@@ -232,10 +234,13 @@ def _answer(s: int, digit: int, below: float, rng: random.Random, own: float = O
         ld.text((s * rng.uniform(0.47, 0.53), s * rng.uniform(0.58, 0.66)), str(digit), font=f, fill=255, anchor="mm")
         return np.asarray(layer).astype(np.float32), rng.randint(50, 130)  # render.SOLUTION's blue is a mid grey
     if rng.random() < real and hands.available():  # a real writer's digit: any size, anywhere
-        h = s * rng.uniform(*REAL_SIZE)
+        big = high > 0 and rng.random() < high  # (no draw when none: the default stream as before)
+        h = s * rng.uniform(*(HIGH_SIZE if big else REAL_SIZE))
         room = max(0.0, (s - h) / 2)  # how far from the middle it may stray and stay in the cell
-        # anywhere but tucked into the label's corner (a small digit there is a label, not an answer)
-        centre = (s / 2 + rng.uniform(-0.7, 0.7) * max(room, 0.06 * s), s / 2 + rng.uniform(-0.25, 1) * max(room, 0.04 * s))
+        # anywhere but tucked into the label's corner (a small digit there is a label, not an answer); a
+        # big one as high as the cell's top, its strokes beside and over the label
+        centre = (s / 2 + rng.uniform(-0.7, 0.7) * max(room, 0.06 * s),
+                  s / 2 + (rng.uniform(-1, 0.5) if big else rng.uniform(-0.25, 1)) * max(room, 0.04 * s))
         return hands.placed(hands.sample(split, digit, rng), h, centre, (s, s), rng), rng.randint(0, 150)
     how = rng.uniform(OWN_SHARE, 1.0)  # the other kinds in their shares
     if how < OWN_SHARE + STROKE_SHARE:
@@ -265,12 +270,13 @@ def cell(rng: random.Random, split: str = "train", real: float = REAL_SHARE) -> 
 
 
 def cell_picture(rng: random.Random, split: str = "train", real: float = REAL_SHARE, layers: bool = False,
-                 label_crossed: bool = False) -> tuple[np.ndarray, int, tuple[float, float, float, float], np.ndarray | None]:
+                 label_crossed: bool = False, high: float = 0.0
+                 ) -> tuple[np.ndarray, int, tuple[float, float, float, float], np.ndarray | None]:
     """One synthetic cell: its picture (s x s grey levels, a little more than the cell), its class, the
     cell's box in it (off by a few percent, as the grid stage's may be), and with `layers` where ink that
     is no label's and no line's lies (an answer, pencil marks, a placeholder, where they do not cross a
     line or, unless `label_crossed`, the label: 0..255 coverage; else None).  The answer is drawn over
-    the label: where it crosses it, the picture shows the answer's ink."""
+    the label: where it crosses it, the picture shows the answer's ink.  `high`: _answer's."""
     s = rng.randint(40, 160)
     paper = rng.randint(200, 255)
     img = Image.new("L", (s, s), paper)
@@ -324,7 +330,7 @@ def cell_picture(rng: random.Random, split: str = "train", real: float = REAL_SH
         if other is not None:
             ImageDraw.Draw(other).text(at, word, font=f, fill=255, anchor="mm")
     if label:
-        a, colour = _answer(s, label, below, rng, OWN_OVER_NOTES if notes else OWN_SHARE, split, real)
+        a, colour = _answer(s, label, below, rng, OWN_OVER_NOTES if notes else OWN_SHARE, split, real, high)
         if other is not None:
             other = Image.fromarray(np.maximum(np.asarray(other), np.clip(a, 0, 255).astype(np.uint8)))
         base = np.asarray(img).astype(np.float32)
