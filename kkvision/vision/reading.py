@@ -202,10 +202,9 @@ def resolve_in_part(n: int, readings: tuple[ClueReading, ...], time_limit: float
     say, so an answer written there is judged as surely as in a grid read whole.  A label not hidden
     that is read two ways within the margin, each with its own grid (an answer's stroke beside it read
     as an operator, a digit half covered), is left free too, and the cells it decides open, rather
-    than the grid refused: its cells are not judged, the others are as surely as before (a label the
-    user gave is not freed: its doubt is refused).  Raises resolve's errors when the labels not
-    hidden do not read as a puzzle (too many overruled or not read), or when every cell is left open
-    (nothing to judge: the refusal says more)."""
+    than the grid refused: those cells are not judged, the others as surely as before.  Raises
+    resolve's errors when the labels not hidden do not read as a puzzle (too many overruled or not
+    read), or when every cell is left open (nothing to judge: the refusal says more)."""
     doubtful: frozenset[Cell] = frozenset()  # labels not hidden but read two ways, each with its grid
     while True:
         freed, free = _freeing(n, readings, hidden | doubtful)
@@ -214,22 +213,7 @@ def resolve_in_part(n: int, readings: tuple[ClueReading, ...], time_limit: float
         if trouble is not None:
             raise trouble
         assert best is not None
-        seen = max(MARGIN, ODDS_SEEN)
-        floor = sum(min(k for _, k in o) for o in free)
-        narrow = _within(free, (best.cost - floor) / SCALE + seen)
-        undetermined: set[Cell] = set()
-        two_ways: set[Cell] = set()
-        while len(undetermined) < n * n:
-            rival = most_probable(n, narrow, time_limit, forbid=best.grid,
-                                  max_cost=best.cost + int(seen * SCALE) - 1, besides=frozenset(undetermined))
-            if rival is None:
-                break
-            rival = _widen(rival, free, narrow)
-            if rival.picks != best.picks:  # a label not hidden read two ways, each with its grid: freed too
-                # (a freed label and one the user gave have one reading: it is another)
-                two_ways = {readings[i].cells[0] for i, (a, b) in enumerate(zip(rival.picks, best.picks)) if a != b}
-                break
-            undetermined |= {(r, c) for r in range(n) for c in range(n) if rival.grid[r][c] != best.grid[r][c]}
+        undetermined, two_ways = _left_open(n, readings, free, best, time_limit)
         if not two_ways:
             break
         doubtful |= two_ways
@@ -247,7 +231,31 @@ def resolve_in_part(n: int, readings: tuple[ClueReading, ...], time_limit: float
     notes = ["; ".join(why) + "; "
              + (f"the cells whose digit they decide are not judged: {', '.join(map(cell_name, sorted(undetermined)))}"
                 if undetermined else "the other labels decide every cell")] + _changed(readings, chosen, n)
-    return Resolution(Puzzle(n, tuple(final)), best.grid, labels, math.inf, tuple(notes), frozenset(undetermined))
+    return Resolution(Puzzle(n, tuple(final)), best.grid, labels, math.inf, tuple(notes), undetermined)
+
+
+def _left_open(n: int, readings: tuple[ClueReading, ...], free: list[list[tuple[Cage | None, int]]], best: Choice,
+               time_limit: float) -> tuple[frozenset[Cell], frozenset[Cell]]:
+    """For resolve_in_part, the labels' options `free` (some freed) and their likeliest reading `best`:
+    the cells where some reading within the margin (MARGIN, ODDS_SEEN) has another grid, found rival by
+    rival (CP-SAT asked for a grid that differs outside the cells found so far); and, when a rival
+    reads a label otherwise (a label not freed read two ways, each with its grid), that label's anchor
+    instead, the search stopped (a freed label and one the user gave have one reading: it is another)."""
+    seen = max(MARGIN, ODDS_SEEN)
+    floor = sum(min(k for _, k in o) for o in free)
+    narrow = _within(free, (best.cost - floor) / SCALE + seen)
+    undetermined: set[Cell] = set()
+    while len(undetermined) < n * n:
+        rival = most_probable(n, narrow, time_limit, forbid=best.grid, max_cost=best.cost + int(seen * SCALE) - 1,
+                              besides=frozenset(undetermined))
+        if rival is None:
+            break
+        rival = _widen(rival, free, narrow)
+        if rival.picks != best.picks:
+            return frozenset(undetermined), frozenset(readings[i].cells[0] for i, (a, b)
+                                                      in enumerate(zip(rival.picks, best.picks)) if a != b)
+        undetermined |= {(r, c) for r in range(n) for c in range(n) if rival.grid[r][c] != best.grid[r][c]}
+    return frozenset(undetermined), frozenset()
 
 
 def _freeing(n: int, readings: tuple[ClueReading, ...], hidden: frozenset[Cell]
