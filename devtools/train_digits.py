@@ -306,7 +306,6 @@ def cell_picture(rng: random.Random, split: str = "train", real: float = REAL_SH
                        width=rng.randint(1, max(1, s // 12)))
     kept = Image.new("L", (s, s), 0) if layers else None  # the lines' and (unless label_crossed) the label's ink
     keep = ImageDraw.Draw(kept) if kept is not None else None
-    unkept = ImageDraw.Draw(Image.new("L", (s, s), 0))  # the label's ink, with label_crossed: not kept
     for k in (0, s - 1):  # cell borders, thin or thick, maybe dashed
         w = rng.choice([1, 1, 2, max(2, s // 18), max(3, s // 10)])
         for draw, fill in ((d, ink), (keep, 255)):
@@ -317,7 +316,7 @@ def cell_picture(rng: random.Random, split: str = "train", real: float = REAL_SH
         _outlines(d, s, rng, keep)
     below = 0.12
     if rng.random() < 0.55:
-        below = _label(d, s, rng, ink, unkept if label_crossed else keep)
+        below = _label(d, s, rng, ink, None if label_crossed else keep)  # label_crossed: not kept
     other = Image.new("L", (s, s), 0) if layers else None  # ink that is no label's
     notes = rng.random() < NOTES_SHARE
     if notes:
