@@ -244,7 +244,7 @@ def _maybe(picture: np.ndarray, geometry: GridGeometry, cells: list[Cell]) -> di
     boxes = [geometry.cell_box(r, c) for r, c in cells]
     first = read_digits(digit_crops(square, boxes))
     moved = _nudged_readings(square, geometry, cells)
-    mask = written_ink(square, geometry, cells)
+    mask = written_ink(square, geometry, cells, geometry.colour_square(picture))
     alone = alone_in(square, mask)
     again = read_digits(digit_crops(alone, boxes))
     framings = _framed_readings(square, mask, alone, boxes)
@@ -391,7 +391,7 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
     if (again or wrong) and solution is not None:
         looked = again + wrong
         boxes = [geometry.cell_box(r, c) for r, c in looked]
-        mask = written_ink(square, geometry, looked)
+        mask = written_ink(square, geometry, looked, geometry.colour_square(picture))
         alone = alone_in(square, mask)
         firsts = read_digits(digit_crops(alone, boxes[:len(again)])) if again else np.zeros((0, NOTES + 1))
         seconds = _framed_readings(square, mask, alone, boxes)  # the framed-answer reader's two: (N, 2, 9)

@@ -210,7 +210,7 @@ def test_a_label_may_be_hidden_where_written_ink_covers_its_place_not_where_an_a
 def _written_in(monkeypatch, read, where_no_label: int) -> None:
     """read_grid's content stage faked: three written cells, `where_no_label` of them where no label can be."""
     written = Contents(((0, 1), (1, 1), (2, 2)), np.zeros((N * CELL, N * CELL), np.uint8))
-    monkeypatch.setattr(read, "find_contents", lambda square, geom: written)
+    monkeypatch.setattr(read, "find_contents", lambda square, geom, colour=None: written)
     monkeypatch.setattr(read, "find_cages", lambda square, geom: (_layout_of([[(0, 0)]]), None))
     monkeypatch.setattr(read, "unlabelled", lambda found, layout: found.written[:where_no_label])
 
@@ -292,3 +292,60 @@ def test_a_grid_neither_reading_answers_is_refused_as_a_kenken_when_its_writing_
         read.read_grid(sq, geom, sq, "x", VisionOptions())
     attempt = read._read_grid(sq, geom, sq, "x", VisionOptions())
     assert isinstance(attempt.outcome, ClueUnreadable) and attempt.reached is reached[expect.split()[1]]
+
+
+def _coloured(label: tuple[int, int, int], pen: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """A1 of the 3x3 grid in colour (BGR) and grey: its label in `label`'s colour at the top left, a pen's
+    stroke in `pen`'s from the cell's top (beside the label) down to near its bottom."""
+    col = np.repeat(_square()[..., None], 3, axis=2)
+    col[8:26, 10:30] = label
+    col[6:110, 60:70] = pen
+    gray = np.rint(col.astype(np.float32) @ np.array([0.114, 0.587, 0.299], np.float32)).astype(np.uint8)
+    return col, gray
+
+
+def test_the_top_of_a_pens_stroke_beside_a_label_is_taken_out_by_its_colour_not_the_label(monkeypatch):
+    """The network takes only the middle of A1 as written (it gives a big answer's stroke top beside a
+    label to the label); a green pen over navy print: the whole stroke is the pen's, the label stays."""
+    _fake_reader(monkeypatch, {(0, 0)}, (12, 12, 36, 36))
+    col, gray = _coloured(label=(120, 30, 30), pen=(40, 110, 20))
+    geom = _geometry()
+    alone = contents.written_ink(gray, geom, [(0, 0)])
+    assert not alone[6:20, 60:70].any()  # without the colours: the stroke's top is left in
+    ink = contents.written_ink(gray, geom, [(0, 0)], col)
+    assert ink[6:110, 60:70].all()  # with them: all of it taken out
+    assert not ink[8:26, 10:30].any()  # and none of the label
+    assert (ink >= alone).all()  # the network's own mask kept
+
+
+def test_a_pen_of_the_prints_own_hue_is_left_to_the_network(monkeypatch):
+    """A grey pen over black print: one line from the paper, no colour tells them apart (by_colour adds
+    nothing, whatever the pixels' darkness)."""
+    _fake_reader(monkeypatch, {(0, 0)}, (12, 12, 36, 36))
+    col, gray = _coloured(label=(20, 20, 20), pen=(110, 110, 115))
+    geom = _geometry()
+    assert (contents.written_ink(gray, geom, [(0, 0)], col) == contents.written_ink(gray, geom, [(0, 0)])).all()
+    middle = np.zeros_like(gray)
+    middle[30:90, 55:75] = 255  # the network's mask: the stroke's middle, the pen's samples
+    assert not contents.by_colour(col, gray, geom, [(0, 0)], middle)[0].any()
+    col, gray = _coloured(label=(120, 30, 30), pen=(40, 110, 20))
+    assert contents.by_colour(col, gray, geom, [(0, 0)], middle)[0][6:110, 60:70].all()  # a green one is told
+
+
+def test_where_colour_tells_the_print_a_crossed_label_keeps_its_ink_and_a_gap_not_a_blob():
+    """A green answer's stroke run down through A1's navy label: painted over with the print alone (the
+    unmixed colours), the label's ink beside the stroke is kept as it was and the crossing is paper, a
+    gap as in the label model's crossed labels, not the dark blob inpainting from round it makes."""
+    col, gray = _coloured(label=(120, 30, 30), pen=(40, 110, 20))
+    col[6:110, 16:24], gray[6:110, 16:24] = (40, 110, 20), 81  # the stroke through the label (x 10..30)
+    geom = _geometry()
+    stroke = np.zeros_like(gray)
+    stroke[6:110, 16:24] = 255
+    stroke[6:110, 60:70] = 255
+    pen, printed = contents.by_colour(col, gray, geom, [(0, 0)], stroke)
+    told = contents.clean(gray, geom, Contents(((0, 0),), stroke, printed))
+    inpainted = contents.clean(gray, geom, Contents(((0, 0),), stroke))
+    assert (told[8:26, 10:14] == gray[8:26, 10:14]).all()  # the label beside the stroke as it was
+    assert told[8:26, 16:24].min() >= 240  # the crossing: paper
+    assert told[30:110, 16:24].min() >= 240 and told[6:110, 60:70].min() >= 240  # the stroke: paper
+    assert inpainted[8:26, 16:24].mean() < told[8:26, 16:24].mean() - 40  # inpainting: a dark blob there

@@ -1,7 +1,8 @@
 """What is in each cell: the ink that is no label's, found and taken out before labels and borders are read.
 
-    find_contents(square, geom) -> Contents     the written cells, and where their ink lies
-    written_ink(square, geom, cells) -> mask    where those cells' ink is no label's (check's second look)
+    find_contents(square, geom, colour) -> Contents  the written cells, where their ink lies, the print alone
+    written_ink(square, geom, cells, colour) -> mask  where those cells' ink is no label's (check's second look)
+    by_colour(colour, square, geom, cells, ink)      the pen's pixels and the print alone, told by colour
     alone_in(square, ink) -> square             only the ink of that mask: an answer alone
     clean(square, geom, contents) -> square     that ink painted over from the paper and lines round it
     unlabelled(contents, layout) -> cells       the written cells no label can be in
@@ -27,7 +28,11 @@ picture is read as its blank puzzle would be:
      it, and elsewhere by inpainting from round them (cv2.inpaint) with
      the lines left out, so their ink is not smeared into the cell (it
      was: dark blobs beside the lines where a big answer touched them,
-     read as labels' digits).
+     read as labels' digits);
+  4. in a colour picture whose pen and print differ in hue, each pixel of
+     the written cells is unmixed into paper, print and pen (by_colour):
+     the pen's pixels join the mask, and the mask is painted with the print
+     alone (a crossed label keeps its ink, with a gap under the pen).
 A blank picture's cells are all read as nothing written: it is read as before.
 """
 
@@ -65,6 +70,14 @@ LABEL_PLACE = (0.04, 0.04, 0.5, 0.3)
 HIDES = 0.05  # of LABEL_PLACE covered by written ink: the label may be under an answer
 PAINT_RADIUS = 0.03  # of the cell side: how far round a taken-out pixel inpainting looks
 PAPER = 90  # percentile of a square's grey levels (fill: of those neither taken out nor near a line) taken as its paper
+# by_colour: a pen's colour and the print's, seen from the paper, point apart by this angle (degrees) or
+# more to be told apart (measured on the working scenes: blue, green and red pens over black or navy
+# labels 12-20 degrees; grey and black pens over black print under 3)
+HUE_APART = 10.0
+PEN_SHARE = 0.5  # of the pen's colour a pixel's mix holds (b) from which it is the pen's
+CORE = 0.25  # of a cell's contrast: its pixels this near its darkest are ink cores, whose colours are taken
+MIN_CORE = 20  # pixels: fewer ink cores give no colour
+LINE_CLEAR = 0.05  # of the cell side: pixels this near a lattice line are left to the network
 LINE_BAND = 0.12  # of the cell side: a taken-out pixel this near a lattice line may be on it (the heaviest cage
                   # borders are under a tenth of a cell, and the square's lines are straight to a few pixels)
 
@@ -82,19 +95,28 @@ def ink_probability(crops: list[np.ndarray]) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-nets.scores(MODEL, crops)[:, 0]))
 
 
-def find_contents(square: np.ndarray, geom: GridGeometry) -> Contents:
-    """The cells of the grid where something besides a label is written, and where its ink lies."""
+def find_contents(square: np.ndarray, geom: GridGeometry, colour: np.ndarray | None = None) -> Contents:
+    """The cells of the grid where something besides a label is written, where its ink lies, and (given
+    `colour`, the square in colour) the print alone in the cells where colour tells it (by_colour)."""
     n = geom.size
     cells = [(r, c) for r in range(n) for c in range(n)]
     probs = digits.read_digits(digits.digit_crops(square, [geom.cell_box(r, c) for r, c in cells]))
     written = [cell for cell, p in zip(cells, probs) if p[0] < 1.0 - WRITTEN]
     if not written:
         return Contents(())
-    return Contents(tuple(written), written_ink(square, geom, written))
+    return Contents(tuple(written), *_written(square, geom, written, colour))
 
 
-def written_ink(square: np.ndarray, geom: GridGeometry, cells: list[Cell]) -> np.ndarray:
-    """Where the ink of the given cells is no label's (above INK, grown by GROW): 255 there, 0 elsewhere."""
+def written_ink(square: np.ndarray, geom: GridGeometry, cells: list[Cell], colour: np.ndarray | None = None
+                ) -> np.ndarray:
+    """Where the ink of the given cells is no label's (above INK, and where `colour`, the square in
+    colour, tells a pen from the print: by_colour), grown by GROW: 255 there, 0 elsewhere."""
+    return _written(square, geom, cells, colour)[0]
+
+
+def _written(square: np.ndarray, geom: GridGeometry, cells: list[Cell], colour: np.ndarray | None
+             ) -> tuple[np.ndarray, np.ndarray | None]:
+    """written_ink's mask, and by_colour's print alone (None without `colour`)."""
     maps = ink_probability(crops(square, [geom.cell_box(r, c) for r, c in cells]))
     ink = np.zeros(square.shape[:2], np.uint8)
     for (r, c), prob in zip(cells, maps):
@@ -108,7 +130,86 @@ def written_ink(square: np.ndarray, geom: GridGeometry, cells: list[Cell]) -> np
         part = cv2.warpAffine(prob.astype(np.float32), m, (i1 - i0, j1 - j0),
                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
         ink[j0:j1, i0:i1] = np.maximum(ink[j0:j1, i0:i1], (part > INK).astype(np.uint8) * 255)
-    return haloed(grown(ink, _cell_side(geom)), square, _cell_side(geom))
+    printed = None
+    if colour is not None and colour.ndim == 3 and colour.shape[:2] == square.shape[:2]:
+        pen, printed = by_colour(colour, square, geom, cells, ink)
+        ink = np.maximum(ink, pen)
+    return haloed(grown(ink, _cell_side(geom)), square, _cell_side(geom)), printed
+
+
+def by_colour(colour: np.ndarray, square: np.ndarray, geom: GridGeometry, cells: list[Cell], ink: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Where the given cells' ink is a pen's by its colour (255; 0 elsewhere), and the square's grey
+    with the print alone there (NaN elsewhere), in the cells where the pen's colour and the print's are
+    told apart; `ink` is the network's mask (255 on no label's ink).
+
+    The network knows an answer by its shape and place, and misses where they look like a label's: the
+    top of a big answer's stroke beside a label (left in, read as the label's operator: '6/' for '6')
+    and the pixels where it crosses the label.  Most pens are not the print's colour (a blue or green
+    answer over black or navy labels), and each pixel's colour is then a mix of three known ones: the
+    cell's paper W, the print's P and the pen's Q, x = W + a (P - W) + b (Q - W), solved for a and b
+    by least squares (linear unmixing).  P is the colour of the darkest CORE of the ink in the given
+    cells' labels' places (LABEL_PLACE) the network leaves; Q a cell's, of the ink it takes out.  Where
+    the two, seen from the paper, point apart by HUE_APART or more, a pixel is the pen's when b is
+    PEN_SHARE or more and more than a, and the print alone is W + a (P - W): where the pen covered the
+    label, paper (a gap, as the label model saw half its crossed labels in training), not the dark blob
+    that inpainting from round it makes there.  A grey or black pen over black print is one line from
+    the paper (b and a trade off): those cells are left to the network and inpainting.  The cell lines
+    (within LINE_CLEAR of the lattice: their colour is often neither) are left to them too."""
+    side = _cell_side(geom)
+    g = square.astype(np.float32)
+    col = colour.astype(np.float32)
+    taken = ink > 0
+    near_taken = cv2.dilate(ink, np.ones((5, 5), np.uint8)) > 0
+    h, w = square.shape[:2]
+    off_x = np.abs(np.arange(w)[:, None] - np.asarray(geom.xs, np.float32)[None, :]).min(1) >= LINE_CLEAR * side
+    off_y = np.abs(np.arange(h)[:, None] - np.asarray(geom.ys, np.float32)[None, :]).min(1) >= LINE_CLEAR * side
+    clear = off_y[:, None] & off_x[None, :]
+    boxes, prints = [], []
+    left, top, right, bottom = LABEL_PLACE
+    for r, c in cells:
+        x0, y0, x1, y1 = geom.cell_box(r, c)
+        i0, j0 = max(0, int(np.floor(x0))), max(0, int(np.floor(y0)))
+        i1, j1 = min(w, int(np.ceil(x1))), min(h, int(np.ceil(y1)))
+        if i1 - i0 < 4 or j1 - j0 < 4:
+            continue
+        cg, cc, ok = g[j0:j1, i0:i1], col[j0:j1, i0:i1], clear[j0:j1, i0:i1]
+        paper_level, darkest = np.percentile(cg[ok], (PAPER, 1)) if ok.any() else (0.0, 0.0)
+        if paper_level - darkest <= 0:
+            continue
+        paper = np.median(cc[ok & (cg >= paper_level)], axis=0)
+        core = ok & (cg <= darkest + CORE * (paper_level - darkest))
+        place = np.zeros_like(ok)
+        place[int(top * (j1 - j0)):int(bottom * (j1 - j0)), int(left * (i1 - i0)):int(right * (i1 - i0))] = True
+        prints.append(cc[core & place & ~near_taken[j0:j1, i0:i1]])
+        pen = cc[core & taken[j0:j1, i0:i1]]
+        boxes.append((i0, j0, i1, j1, paper, np.median(pen, axis=0) if len(pen) >= MIN_CORE else None))
+    out = np.zeros((h, w), np.uint8)
+    alone = np.full((h, w), np.nan, np.float32)
+    printed = np.concatenate(prints) if prints else np.zeros((0, 3), np.float32)
+    if len(printed) < MIN_CORE:
+        return out, alone
+    p = np.median(printed, axis=0)
+    grey = np.array([0.114, 0.587, 0.299], np.float32)  # of a BGR colour, as cv2's
+    negative = geom.light_on_dark
+    for i0, j0, i1, j1, paper, q in boxes:
+        if q is None or _apart(p - paper, q - paper) < HUE_APART:
+            continue
+        mix = np.stack([p - paper, q - paper], axis=1)  # (3, 2): x - W = mix @ (a, b)
+        a, b = (np.linalg.pinv(mix) @ (col[j0:j1, i0:i1] - paper).reshape(-1, 3).T).reshape(2, j1 - j0, i1 - i0)
+        ok = clear[j0:j1, i0:i1]
+        out[j0:j1, i0:i1] = ((b >= PEN_SHARE) & (b > a) & ok).astype(np.uint8) * 255
+        level = float(paper @ grey) + np.clip(a, 0.0, 1.0) * float((p - paper) @ grey)
+        alone[j0:j1, i0:i1] = np.where(ok, 255.0 - level if negative else level, np.nan)
+    return out, alone
+
+
+def _apart(u: np.ndarray, v: np.ndarray) -> float:
+    """The angle between two colours seen from the paper (degrees)."""
+    nu, nv = float(np.linalg.norm(u)), float(np.linalg.norm(v))
+    if nu < 1e-6 or nv < 1e-6:
+        return 0.0
+    return float(np.degrees(np.arccos(np.clip(np.dot(u, v) / (nu * nv), -1.0, 1.0))))
 
 
 def grown(ink: np.ndarray, side: float) -> np.ndarray:
@@ -159,12 +260,17 @@ def _cell_side(geom: GridGeometry) -> float:
 
 
 def clean(square: np.ndarray, geom: GridGeometry, contents: Contents) -> np.ndarray:
-    """The square with the written ink painted over from round it (the square itself when none)."""
+    """The square with the written ink painted over from round it, or where colour told the print from
+    the pen (by_colour), with the print alone (the square itself when nothing is written)."""
     if not contents.written or contents.ink is None or not contents.ink.any():
         return square
     side = _cell_side(geom)
-    return fill(square, closed(contents.ink, side) > 0, geom.xs, geom.ys, LINE_BAND * side,
-                max(2.0, PAINT_RADIUS * side))
+    mask = closed(contents.ink, side) > 0
+    out = fill(square, mask, geom.xs, geom.ys, LINE_BAND * side, max(2.0, PAINT_RADIUS * side))
+    if contents.printed is not None:  # where colour told the print from the pen: the print alone
+        told = mask & ~np.isnan(contents.printed)
+        out[told] = np.clip(np.rint(contents.printed[told]), 0, 255).astype(square.dtype)
+    return out
 
 
 def closed(ink: np.ndarray, side: float) -> np.ndarray:

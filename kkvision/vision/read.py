@@ -292,8 +292,9 @@ class _Ways:
     what is written in its cells found as seen that way round (the networks know a label by its place
     at the top left) and taken out: made when first asked for."""
 
-    def __init__(self, geom: GridGeometry, square: np.ndarray, cleaned: bool) -> None:
-        self.geom, self.square, self.cleaned = geom, square, cleaned
+    def __init__(self, geom: GridGeometry, square: np.ndarray, cleaned: bool, colour: np.ndarray | None = None
+                 ) -> None:
+        self.geom, self.square, self.cleaned, self.colour = geom, square, cleaned, colour
         self._found: dict[int, tuple[GridGeometry, np.ndarray, Contents]] = {}
         self._made: dict[int, tuple[GridGeometry, np.ndarray, Contents]] = {}
 
@@ -303,7 +304,8 @@ class _Ways:
         if k not in self._found:
             geom = self.geom.turned(k) if k else self.geom
             square = np.rot90(self.square, k).copy() if k else self.square
-            self._found[k] = (geom, square, find_contents(square, geom) if self.cleaned else Contents(()))
+            colour = None if self.colour is None else np.rot90(self.colour, k).copy() if k else self.colour
+            self._found[k] = (geom, square, find_contents(square, geom, colour) if self.cleaned else Contents(()))
         return self._found[k]
 
     def __call__(self, k: int) -> tuple[GridGeometry, np.ndarray, Contents]:
@@ -347,7 +349,7 @@ def _read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: 
     reached (nothing when the two readings' answers differ)."""
     log.info("%s: %dx%d grid found", name, geom.size, geom.size)
     try:
-        cleaned = _Ways(geom, square, cleaned=True)
+        cleaned = _Ways(geom, square, cleaned=True, colour=geom.colour_square(image))
         written = cleaned.found(0)[2]  # taken out (inpainted) only if that reading is made
         ways = [_Ways(geom, square, cleaned=False)] + ([cleaned] if written.written else [])
         if written.written and len(unlabelled(written, find_cages(square, geom)[0])) >= WRITTEN_WHERE_NO_LABEL:

@@ -216,6 +216,11 @@ class GridGeometry:
         square = self.straighten(gray)
         return 255 - square if self.light_on_dark else square
 
+    def colour_square(self, image: np.ndarray) -> np.ndarray | None:
+        """The grid of `image` straightened in its colours (as `square`, not turned negative), or None
+        for a grey picture."""
+        return self.straighten(image) if image.ndim == 3 and image.shape[2] == 3 else None
+
     def straighten(self, image: np.ndarray) -> np.ndarray:
         """The grid of `image` (the original picture, or one of its size) as the upright square."""
         import cv2
@@ -245,6 +250,9 @@ class Contents:
 
     written: tuple[Cell, ...]
     ink: np.ndarray | None = field(default=None, repr=False, compare=False)  # uint8, the square's shape
+    # float32, the square's shape: its grey with the print alone where colour told it (contents.by_colour), NaN
+    # elsewhere; None for a grey picture
+    printed: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.written and self.ink is None:
