@@ -349,3 +349,18 @@ def test_where_colour_tells_the_print_a_crossed_label_keeps_its_ink_and_a_gap_no
     assert told[8:26, 16:24].min() >= 240  # the crossing: paper
     assert told[30:110, 16:24].min() >= 240 and told[6:110, 60:70].min() >= 240  # the stroke: paper
     assert inpainted[8:26, 16:24].mean() < told[8:26, 16:24].mean() - 40  # inpainting: a dark blob there
+
+
+def test_ink_of_a_third_colour_is_neither_the_pens_nor_the_prints():
+    """A cage drawn as a yellow-green outline beside a green answer: its colour lies far from every mix
+    of paper, navy print and green pen (UNEXPLAINED), so it is not taken out as the pen's, nor painted
+    with the print alone; the answer's stroke is."""
+    col, gray = _coloured(label=(120, 30, 30), pen=(40, 110, 20))
+    col[100:104, 10:110] = (110, 210, 190)  # BGR: an outline, as the ios-light scenes draw cages
+    gray[100:104, 10:110] = 192
+    geom = _geometry()
+    middle = np.zeros_like(gray)
+    middle[30:90, 55:75] = 255
+    pen, printed = contents.by_colour(col, gray, geom, [(0, 0)], middle)
+    assert pen[6:100, 60:70].all() and not pen[100:104, 10:55].any() and not pen[100:104, 75:110].any()
+    assert np.isnan(printed[100:104, 10:55]).all()

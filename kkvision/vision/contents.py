@@ -70,10 +70,15 @@ LABEL_PLACE = (0.04, 0.04, 0.5, 0.3)
 HIDES = 0.05  # of LABEL_PLACE covered by written ink: the label may be under an answer
 PAINT_RADIUS = 0.03  # of the cell side: how far round a taken-out pixel inpainting looks
 PAPER = 90  # percentile of a square's grey levels (fill: of those neither taken out nor near a line) taken as its paper
-# by_colour: a pen's colour and the print's, seen from the paper, point apart by this angle (degrees) or
-# more to be told apart (measured on the working scenes: blue, green and red pens over black or navy
-# labels 12-20 degrees; grey and black pens over black print under 3)
-HUE_APART = 10.0
+# by_colour: a pen's colour lies this far (grey levels, of 255) or more off the line from the paper through
+# the print's to be told from it; the unmixing's error grows as the distance shrinks.  The scenes' pens
+# (devtools/scenes.PENS) on white, over black labels: green 51, blue 78, red 102, grey 4-8 (a photo's
+# noise); over navy labels: a black pen 120, a blue one 25 (too near: left out)
+CHROMA_APART = 30.0
+# of CHROMA_APART: a pixel whose colour the paper, print and pen leave this far from explained is none of
+# them (a cage's coloured outline: 70 grey levels off in an ios-light scene; the pens' pixels 2, their JPEG
+# rims under 15): left to the network
+UNEXPLAINED = 0.5
 PEN_SHARE = 0.5  # of the pen's colour a pixel's mix holds (b) from which it is the pen's
 CORE = 0.25  # of a cell's contrast: its pixels this near its darkest are ink cores, whose colours are taken
 MIN_CORE = 20  # pixels: fewer ink cores give no colour
@@ -150,12 +155,13 @@ def by_colour(colour: np.ndarray, square: np.ndarray, geom: GridGeometry, cells:
     cell's paper W, the print's P and the pen's Q, x = W + a (P - W) + b (Q - W), solved for a and b
     by least squares (linear unmixing).  P is the colour of the darkest CORE of the ink in the given
     cells' labels' places (LABEL_PLACE) the network leaves; Q a cell's, of the ink it takes out.  Where
-    the two, seen from the paper, point apart by HUE_APART or more, a pixel is the pen's when b is
+    Q lies CHROMA_APART or more off the line from the paper through P, a pixel is the pen's when b is
     PEN_SHARE or more and more than a, and the print alone is W + a (P - W): where the pen covered the
     label, paper (a gap, as the label model saw half its crossed labels in training), not the dark blob
     that inpainting from round it makes there.  A grey or black pen over black print is one line from
     the paper (b and a trade off): those cells are left to the network and inpainting.  The cell lines
-    (within LINE_CLEAR of the lattice: their colour is often neither) are left to them too."""
+    (within LINE_CLEAR of the lattice: their colour is often neither), and a pixel the three colours do
+    not explain (UNEXPLAINED: a cage's coloured outline), are left to them too."""
     side = _cell_side(geom)
     g = square.astype(np.float32)
     col = colour.astype(np.float32)
@@ -193,23 +199,27 @@ def by_colour(colour: np.ndarray, square: np.ndarray, geom: GridGeometry, cells:
     grey = np.array([0.114, 0.587, 0.299], np.float32)  # of a BGR colour, as cv2's
     negative = geom.light_on_dark
     for i0, j0, i1, j1, paper, q in boxes:
-        if q is None or _apart(p - paper, q - paper) < HUE_APART:
+        if q is None or _off_line(p - paper, q - paper) < CHROMA_APART:
             continue
         mix = np.stack([p - paper, q - paper], axis=1)  # (3, 2): x - W = mix @ (a, b)
-        a, b = (np.linalg.pinv(mix) @ (col[j0:j1, i0:i1] - paper).reshape(-1, 3).T).reshape(2, j1 - j0, i1 - i0)
-        ok = clear[j0:j1, i0:i1]
+        x = (col[j0:j1, i0:i1] - paper).reshape(-1, 3).T
+        ab = np.linalg.pinv(mix) @ x
+        left = np.linalg.norm(x - mix @ ab, axis=0).reshape(j1 - j0, i1 - i0)  # what the three colours leave
+        a, b = ab.reshape(2, j1 - j0, i1 - i0)
+        ok = clear[j0:j1, i0:i1] & (left <= UNEXPLAINED * CHROMA_APART)
         out[j0:j1, i0:i1] = ((b >= PEN_SHARE) & (b > a) & ok).astype(np.uint8) * 255
         level = float(paper @ grey) + np.clip(a, 0.0, 1.0) * float((p - paper) @ grey)
         alone[j0:j1, i0:i1] = np.where(ok, 255.0 - level if negative else level, np.nan)
     return out, alone
 
 
-def _apart(u: np.ndarray, v: np.ndarray) -> float:
-    """The angle between two colours seen from the paper (degrees)."""
-    nu, nv = float(np.linalg.norm(u)), float(np.linalg.norm(v))
-    if nu < 1e-6 or nv < 1e-6:
+def _off_line(u: np.ndarray, v: np.ndarray) -> float:
+    """How far the colour v lies off the line along u (both seen from the paper; grey levels)."""
+    nu = float(np.linalg.norm(u))
+    if nu < 1e-6:
         return 0.0
-    return float(np.degrees(np.arccos(np.clip(np.dot(u, v) / (nu * nv), -1.0, 1.0))))
+    along = u / nu
+    return float(np.linalg.norm(v - float(v @ along) * along))
 
 
 def grown(ink: np.ndarray, side: float) -> np.ndarray:
