@@ -29,14 +29,17 @@ picture is read as its blank puzzle would be:
      the lines left out, so their ink is not smeared into the cell (it
      was: dark blobs beside the lines where a big answer touched them,
      read as labels' digits);
-  4. in a colour picture whose pen and print differ in hue, each pixel of
-     the written cells is unmixed into paper, print and pen (by_colour):
+  4. in a colour picture whose pen colour lies apart from the print's
+     (CHROMA_APART), each pixel of the written cells is unmixed into paper,
+     print and pen (by_colour):
      the pen's pixels join the mask, and the mask is painted with the print
      alone (a crossed label keeps its ink, with a gap under the pen).
 A blank picture's cells are all read as nothing written: it is read as before.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -100,16 +103,19 @@ def ink_probability(crops: list[np.ndarray]) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-nets.scores(MODEL, crops)[:, 0]))
 
 
-def find_contents(square: np.ndarray, geom: GridGeometry, colour: np.ndarray | None = None) -> Contents:
+def find_contents(square: np.ndarray, geom: GridGeometry,
+                  colour: Callable[[], np.ndarray | None] | None = None) -> Contents:
     """The cells of the grid where something besides a label is written, where its ink lies, and (given
-    `colour`, the square in colour) the print alone in the cells where colour tells it (by_colour)."""
+    `colour`, which makes the square in colour or None for a grey picture: called only when some cell is
+    written, so a blank grid does not pay for it) the print alone in the cells where colour tells it
+    (by_colour)."""
     n = geom.size
     cells = [(r, c) for r in range(n) for c in range(n)]
     probs = digits.read_digits(digits.digit_crops(square, [geom.cell_box(r, c) for r, c in cells]))
     written = [cell for cell, p in zip(cells, probs) if p[0] < 1.0 - WRITTEN]
     if not written:
         return Contents(())
-    return Contents(tuple(written), *_written(square, geom, written, colour))
+    return Contents(tuple(written), *_written(square, geom, written, colour() if colour else None))
 
 
 def written_ink(square: np.ndarray, geom: GridGeometry, cells: list[Cell], colour: np.ndarray | None = None
@@ -136,7 +142,7 @@ def _written(square: np.ndarray, geom: GridGeometry, cells: list[Cell], colour: 
                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
         ink[j0:j1, i0:i1] = np.maximum(ink[j0:j1, i0:i1], (part > INK).astype(np.uint8) * 255)
     printed = None
-    if colour is not None and colour.ndim == 3 and colour.shape[:2] == square.shape[:2]:
+    if colour is not None and colour.shape[:2] == square.shape[:2]:
         pen, printed = by_colour(colour, square, geom, cells, ink)
         ink = np.maximum(ink, pen)
     return haloed(grown(ink, _cell_side(geom)), square, _cell_side(geom)), printed

@@ -292,11 +292,12 @@ class _Ways:
     what is written in its cells found as seen that way round (the networks know a label by its place
     at the top left) and taken out: made when first asked for."""
 
-    def __init__(self, geom: GridGeometry, square: np.ndarray, cleaned: bool, colour: np.ndarray | None = None
+    def __init__(self, geom: GridGeometry, square: np.ndarray, cleaned: bool, image: np.ndarray | None = None
                  ) -> None:
-        self.geom, self.square, self.cleaned, self.colour = geom, square, cleaned, colour
+        self.geom, self.square, self.cleaned, self.image = geom, square, cleaned, image
         self._found: dict[int, tuple[GridGeometry, np.ndarray, Contents]] = {}
         self._made: dict[int, tuple[GridGeometry, np.ndarray, Contents]] = {}
+        self._colour: np.ndarray | None = None
 
     def found(self, k: int) -> tuple[GridGeometry, np.ndarray, Contents]:
         """The grid k quarters round as it is, and what is written in its cells (nothing when not `cleaned`):
@@ -304,9 +305,16 @@ class _Ways:
         if k not in self._found:
             geom = self.geom.turned(k) if k else self.geom
             square = np.rot90(self.square, k).copy() if k else self.square
-            colour = None if self.colour is None else np.rot90(self.colour, k).copy() if k else self.colour
-            self._found[k] = (geom, square, find_contents(square, geom, colour) if self.cleaned else Contents(()))
+            self._found[k] = (geom, square, find_contents(square, geom, partial(self.colour, k)) if self.cleaned
+                              else Contents(()))
         return self._found[k]
+
+    def colour(self, k: int) -> np.ndarray | None:
+        """The square in colour k quarters round (turned as the grey one is), None for a grey picture:
+        straightened when first asked for (find_contents asks only when some cell is written)."""
+        if self._colour is None and self.image is not None:
+            self._colour = self.geom.colour_square(self.image)
+        return None if self._colour is None else np.rot90(self._colour, k).copy() if k else self._colour
 
     def __call__(self, k: int) -> tuple[GridGeometry, np.ndarray, Contents]:
         if k not in self._made:
@@ -349,7 +357,7 @@ def _read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: 
     reached (nothing when the two readings' answers differ)."""
     log.info("%s: %dx%d grid found", name, geom.size, geom.size)
     try:
-        cleaned = _Ways(geom, square, cleaned=True, colour=geom.colour_square(image))
+        cleaned = _Ways(geom, square, cleaned=True, image=image)
         written = cleaned.found(0)[2]  # taken out (inpainted) only if that reading is made
         ways = [_Ways(geom, square, cleaned=False)] + ([cleaned] if written.written else [])
         if written.written and len(unlabelled(written, find_cages(square, geom)[0])) >= WRITTEN_WHERE_NO_LABEL:
