@@ -86,6 +86,10 @@ class Fill:
     seed: int = 0
     writer: int | None = None  # written answers in this real writer's hand (devtools/hands.py), not a font's
     hand_size: tuple[float, float] = (0.36, 0.56)  # a written digit's height / cell, drawn in this range
+    # how a written digit's ink meets what is under it: 'over' (an app's or a page's drawing layer: the pen's
+    # colour covers the label and lines it crosses) or 'paper' (a pen on printed paper: inks absorb, so the
+    # print stays dark where the pen crosses it and a coloured pen over a cage's tint is darker than either)
+    ink: str = "over"
 
 
 @dataclass(frozen=True)
@@ -298,7 +302,20 @@ def _handwritten(img: Image.Image, digit: int, centre: tuple[float, float], s: f
     tile = tile.rotate(rng.uniform(-12, 12), resample=Image.Resampling.BICUBIC)
     x = int(centre[0] - tile.width / 2 + rng.uniform(-0.08, 0.08) * s)
     y = int(centre[1] - tile.height / 2 + rng.uniform(-0.06, 0.08) * s)
-    img.paste(Image.new("RGB", tile.size, fill.pen), (x, y), tile)
+    _put(img, tile, (x, y), fill)
+
+
+def _put(img: Image.Image, tile: Image.Image, at: tuple[int, int], fill: Fill) -> None:
+    """The pen's ink `tile` (coverage 0..255) put on `img` with its top left at `at`, as `fill.ink` says."""
+    if fill.ink == "over":
+        img.paste(Image.new("RGB", tile.size, fill.pen), at, tile)
+        return
+    box = (at[0], at[1], at[0] + tile.width, at[1] + tile.height)
+    under = np.asarray(img.crop(box), np.float32)  # (crop pads outside the picture with black: cut it off below)
+    cover = np.asarray(tile, np.float32)[..., None] / 255.0
+    passed = 1.0 - cover * (1.0 - np.asarray(fill.pen, np.float32) / 255.0)  # the light the pen's ink lets through
+    inked = Image.fromarray(np.clip(under * passed + 0.5, 0, 255).astype(np.uint8))
+    img.paste(inked, at, tile.point(lambda v: 255 if v else 0))
 
 
 PENCIL_HAND = (0.13, 0.2)  # a real hand's pencil candidates: digit height / cell
@@ -318,7 +335,7 @@ def _real_hand(img: Image.Image, digit: int, centre: tuple[float, float], s: flo
     x = centre[0] + stray * rng.uniform(-0.12, 0.12) * s
     y = centre[1] - 0.08 * s + stray * rng.uniform(-0.5, 0.7) * room  # `centre` is the written answer's, below the middle
     tile = Image.fromarray(np.clip(ink, 0, 255).astype(np.uint8))
-    img.paste(Image.new("RGB", tile.size, fill.pen), (int(x - tile.width / 2), int(y - tile.height / 2)), tile)
+    _put(img, tile, (int(x - tile.width / 2), int(y - tile.height / 2)), fill)
 
 
 def draw_sudoku(img: Image.Image, x0: float, y0: float, side: float, rng: random.Random, ink: RGB,

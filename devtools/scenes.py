@@ -21,7 +21,9 @@ sizes, lines, labels and furniture independently, deterministically per seed):
           a ruled box (loose or tight), with a rule or text touching its frame,
           beside sudokus and crosswords; halftone, tint, show-through, scan
   filled  any of those with answers in some or all cells: typed by an app,
-          handwritten, drawn as kkvision draws them, and pencil marks
+          handwritten, drawn as kkvision draws them, and pencil marks; on a
+          print theme a pen's ink is on paper (the print stays dark where
+          it crosses), on an app's or a page's it covers what it crosses
   photo   a phone's photo of a page (curved, a crop with neighbours cut off)
           or of a screen (pixel grid moire, glare): perspective, shadow, blur
   turned  any of the above turned by 90, 180 or 270 degrees (no EXIF)
@@ -383,7 +385,8 @@ def _fill(rng: random.Random, theme: Theme, heldout: bool, grid: Grid, mode: str
                 pen=rng.choice(pens) if not theme.dark else (235, 235, 240),
                 pencil_font=rng.choice(theme.ui + (HAND_HELDOUT if heldout else HAND_TRAIN)),
                 pencil_colour=parts.mix(theme.text, theme.paper, rng.uniform(0.1, 0.45)),
-                pencil_layout=rng.choice(["grid", "row"]), seed=rng.randrange(2**31))
+                pencil_layout=rng.choice(["grid", "row"]), seed=rng.randrange(2**31),
+                ink="paper" if theme.kind == "print" else "over")
     if mode in HAND_MODES:
         fill = replace(fill, writer=int(given["writer"]), hand_size=HAND_SIZES[mode])  # type: ignore[call-overload]
     return replace(fill, answers={}, pencil={}) if given.get("blank") else fill

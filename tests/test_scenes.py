@@ -471,3 +471,23 @@ def test_a_book_pages_show_through_read_as_a_label_is_no_label():
     started a cage there, and 10+ could not be read as a puzzle (exit 5).  Far fainter than the grid's
     printed labels, it is taken for no label."""
     solves_one(scene("filled", 98))
+
+
+@pytest.mark.parametrize("ink", ["over", "paper"])
+def test_a_pen_on_printed_paper_leaves_the_print_dark_where_it_crosses_an_apps_pen_covers_it(ink):
+    from PIL import Image
+
+    from devtools.scene_board import Fill, _put
+
+    page = Image.new("RGB", (40, 20), (250, 250, 250))
+    page.paste((0, 0, 0), (0, 0, 40, 10))  # a label's ink in the top half
+    stroke = Image.new("L", (40, 20), 0)
+    stroke.paste(255, (10, 0, 20, 20))  # a green pen's stroke down through it
+    _put(page, stroke, (0, 0), Fill(pen=(40, 160, 60), ink=ink))
+    out = np.asarray(page)
+    crossing, on_paper, paper = (out[5, 15].tolist(), out[15, 15].tolist(), out[15, 30].tolist())
+    assert paper == [250, 250, 250]
+    if ink == "over":  # the pen's colour wherever it went
+        assert on_paper == crossing == [40, 160, 60]
+    else:  # on paper, the pen's colour filtering the paper's light; the black print stays black
+        assert on_paper == [39, 157, 59] and crossing == [0, 0, 0]
