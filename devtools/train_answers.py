@@ -52,6 +52,13 @@ JUNK = 0.3  # crops with a bit of a line or a label's speck left beside the answ
 CUT_SHARE = 0.1  # crops of an answer cut off (up to CUT of it) at a cell's side
 CUT = 0.12
 TYPED = 0.15  # digits typed in a seen font or drawn as kkvision draws answers: check reads typed answers too
+# --warp SHARE: that share of each batch's crops warped afresh (warp), a hand's own variation (Simard et al.
+# 2003's elastic distortions for MNIST); off for the shipped model (see models/README.md: tried, not shipped)
+WARP_PX = 1.5  # px at most: a smooth displacement field's largest shift (of a 20 px digit box)
+WARP_SMOOTH = 4.0  # px: the field's smoothness (a Gaussian's sigma), as Simard's
+WARP_TURN = 8.0  # degrees either way
+WARP_SCALE = 0.08  # scaled by up to this either way
+WARP_SHIFT = 1.0  # px either way
 
 
 def typed(digit: int, height: float, rng: random.Random) -> np.ndarray:
@@ -112,6 +119,24 @@ def _make(args: tuple[str, int, int]) -> tuple[np.ndarray, np.ndarray]:
     return np.stack(xs), np.asarray(ys)
 
 
+def warp(x: np.ndarray, share: float, rng: np.random.Generator) -> np.ndarray:
+    """`share` of the crops `x` (N x FRAME x FRAME) turned, scaled and shifted a little and bent by a smooth
+    random displacement field (at most WARP_PX): a copy."""
+    out = x.copy()
+    side = framed.FRAME
+    grid = np.mgrid[0:side, 0:side][::-1].astype(np.float32)  # x, y of each pixel
+    for i in np.flatnonzero(rng.random(len(x)) < share):
+        field = rng.uniform(-1, 1, (2, side, side)).astype(np.float32)
+        field = np.stack([cv2.GaussianBlur(f, (0, 0), WARP_SMOOTH) for f in field])
+        field *= rng.uniform(0, WARP_PX) / max(1e-6, float(np.abs(field).max()))
+        m = cv2.getRotationMatrix2D((side / 2, side / 2), rng.uniform(-WARP_TURN, WARP_TURN),
+                                    1 + rng.uniform(-WARP_SCALE, WARP_SCALE))
+        m[:, 2] += rng.uniform(-WARP_SHIFT, WARP_SHIFT, 2)
+        turned = cv2.warpAffine(x[i], m, (side, side))
+        out[i] = cv2.remap(turned, grid[0] + field[0], grid[1] + field[1], cv2.INTER_LINEAR)
+    return out
+
+
 def network():  # type: ignore[no-untyped-def]
     import torch.nn as nn
 
@@ -132,6 +157,7 @@ def main() -> None:
     ap.add_argument("--val", type=int, default=4000, help="validation digits by the 'dev' writers")
     ap.add_argument("--epochs", type=int, default=6)
     ap.add_argument("--seed", type=int, default=17)
+    ap.add_argument("--warp", type=float, default=0.0, help="share of each batch warped afresh (0: none, as shipped)")
     ap.add_argument("--out", type=Path, default=ROOT / "models" / framed.MODEL)
     args = ap.parse_args()
     if not hands.available():
@@ -169,7 +195,8 @@ def main() -> None:
         order = rng.permutation(len(x))
         for b in range(len(x) // batch):
             idx = order[b * batch:(b + 1) * batch]
-            loss = torch.nn.functional.cross_entropy(model(torch.from_numpy(x[idx])[:, None]),
+            xb = warp(x[idx], args.warp, rng) if args.warp > 0 else x[idx]
+            loss = torch.nn.functional.cross_entropy(model(torch.from_numpy(xb)[:, None]),
                                                      torch.from_numpy(y[idx]).long())
             opt.zero_grad()
             loss.backward()
