@@ -311,11 +311,10 @@ def _put(img: Image.Image, tile: Image.Image, at: tuple[int, int], fill: Fill) -
         img.paste(Image.new("RGB", tile.size, fill.pen), at, tile)
         return
     box = (at[0], at[1], at[0] + tile.width, at[1] + tile.height)
-    under = np.asarray(img.crop(box), np.float32)  # (crop pads outside the picture with black: cut it off below)
+    under = np.asarray(img.crop(box), np.float32)  # (padded with black outside the picture: paste clips it off)
     cover = np.asarray(tile, np.float32)[..., None] / 255.0
     passed = 1.0 - cover * (1.0 - np.asarray(fill.pen, np.float32) / 255.0)  # the light the pen's ink lets through
-    inked = Image.fromarray(np.clip(under * passed + 0.5, 0, 255).astype(np.uint8))
-    img.paste(inked, at, tile.point(lambda v: 255 if v else 0))
+    img.paste(Image.fromarray(np.clip(under * passed + 0.5, 0, 255).astype(np.uint8)), at)  # no ink: as it was
 
 
 PENCIL_HAND = (0.13, 0.2)  # a real hand's pencil candidates: digit height / cell
