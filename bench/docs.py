@@ -124,6 +124,14 @@ seeds 100..159: the rules `check` ships (`answers.py`) were chosen there, not on
 `bench/check.py` reports.
 
 To run it: `.venv/bin/python bench/check_rules.py`."""),
+    Benchmark("hidden_labels", "Labels under written answers, how surely they are read", """\
+The labels a big written answer covers (`contents.under_answers`) in `bench/check.py`'s real-hand
+scenes of seeds 180..339 (apart from the seeds it reports and those its hand kinds are worked on):
+how often the label reader's first text is right for the probability it gives, and the fit behind
+`reading.HIDDEN_TEMPER`, the tempering `check` applies to such labels when it reads a grid in part
+(`reading.under_answers_read`).
+
+To run it: `.venv/bin/python bench/hidden_labels.py`."""),
     Benchmark("handwriting", "Handwriting by kind", """\
 Digits 1..9 written into printed cells (grid lines, a cage label in half, touching it at times),
 half of them photographed (slight perspective, blur, uneven light, noise, JPEG), and read as

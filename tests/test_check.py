@@ -497,11 +497,12 @@ def test_a_right_answer_is_judged_on_the_odds_that_a_written_answer_is_right(fil
 
 def test_check_judges_the_cells_the_labels_it_can_read_decide(filled, capsys, monkeypatch):
     """A grid whose written answers hide labels it cannot be read without (the reading refused as a
-    whole, here made so, and five labels taken as hidden under answers): check reads it in part and
-    judges the cells those labels do not decide (a wrong one there named), leaves the others not
-    judged (their answers unsure, their digits 0 in the solution, the labels 'hidden', op and target
-    null); solve still refuses the picture."""
-    from kkvision.errors import ClueUnreadable
+    whole, here made so, and five labels taken as hidden under answers and read as nothing legible):
+    check reads it in part and judges the cells those labels do not decide (a wrong one there named),
+    leaves the others not judged (their answers unsure, their digits 0 in the solution, the labels
+    'hidden', op and target null); solve still refuses the picture."""
+    from dataclasses import replace
+
     from kkvision.vision import read
     from kkvision.vocab import parse_cell
 
@@ -510,13 +511,9 @@ def test_check_judges_the_cells_the_labels_it_can_read_decide(filled, capsys, mo
     wrong[4][4] = solution[4][4] % 6 + 1  # E5: decided by the labels read
     wrong[0][1] = solution[0][1] % 6 + 1  # B1: left open by the hidden ones
     path = make(wrong)
-    hidden = frozenset({(0, 0), (0, 1), (0, 2), (0, 4), (1, 2)})  # the first five cages' labels
-
-    def refused(n, clues, time_limit, under):
-        raise ClueUnreadable("cannot read the labels (made so)", cells=tuple(sorted(under)))
-
-    monkeypatch.setattr(read, "resolve", refused)
-    monkeypatch.setattr(read, "under_answers", lambda geom, contents: hidden if contents.written else frozenset())
+    hidden = _refused_with_hidden_labels(monkeypatch)
+    monkeypatch.setattr(read, "under_answers_read", lambda clues, under: tuple(
+        replace(rd, texts=(("", 0.9),)) if rd.cells[0] in under else rd for rd in clues))
     assert main(["check", "--json", "--no-image", str(path)]) == ExitCode.ANSWERS_WRONG
     rec = json.loads(capsys.readouterr().out)
     open_cells = {parse_cell(name) for name in rec["undetermined"]}
@@ -531,6 +528,44 @@ def test_check_judges_the_cells_the_labels_it_can_read_decide(filled, capsys, mo
     assert main(["check", "--no-image", str(path)]) == ExitCode.ANSWERS_WRONG
     assert ": their digit rests on labels not read surely, marked ?" in capsys.readouterr().out
     assert main(["solve", "--json", "--no-image", str(path)]) == ExitCode.CLUE_UNREADABLE
+
+
+def _refused_with_hidden_labels(monkeypatch) -> frozenset:
+    """The reading of every grid refused as a whole (made so), and the first five cages' labels taken
+    as hidden under written answers: those anchors."""
+    from kkvision.errors import ClueUnreadable
+    from kkvision.vision import read
+
+    hidden = frozenset({(0, 0), (0, 1), (0, 2), (0, 4), (1, 2)})
+
+    def refused(n, clues, time_limit, under):
+        raise ClueUnreadable("cannot read the labels (made so)", cells=tuple(sorted(under)))
+
+    monkeypatch.setattr(read, "resolve", refused)
+    monkeypatch.setattr(read, "under_answers", lambda geom, contents: hidden if contents.written else frozenset())
+    return hidden
+
+
+def test_check_reads_in_part_with_the_labels_under_answers_read_surely_and_judges_every_cell(filled, capsys,
+                                                                                          monkeypatch):
+    """The same grid, its labels under answers read right and surely through the answers (typed
+    answers hide nothing): read in part, they decide the cells the other labels leave open, so every
+    cell is judged and both wrong answers are named, none left open; no label is 'hidden'."""
+    from kkvision.vocab import cell_name
+
+    make, solution = filled
+    wrong = [row[:] for row in solution]
+    wrong[4][4] = solution[4][4] % 6 + 1
+    wrong[0][1] = solution[0][1] % 6 + 1
+    path = make(wrong)
+    hidden = _refused_with_hidden_labels(monkeypatch)
+    assert main(["check", "--json", "--no-image", str(path)]) == ExitCode.ANSWERS_WRONG
+    rec = json.loads(capsys.readouterr().out)
+    assert not rec.get("undetermined") and rec["unsure"] == []
+    assert sorted(rec["wrong"]) == [[0, 1], [4, 4]]
+    assert rec["solution"] == solution
+    assert not any(lb["how"] == "hidden" for lb in rec["labels"])
+    assert {lb["cell"] for lb in rec["labels"]} >= {cell_name(c) for c in hidden}
 
 
 def test_typed_answers_in_cells_a_hidden_label_decides_are_not_judged():

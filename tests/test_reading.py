@@ -249,19 +249,27 @@ def test_best_reading_within_a_cost_is_the_same_reading_or_none():
     assert best_reading(5, tuple(readings), 10.0, max_cost=cost - 0.05) is None
 
 
-def _pinned_down_only_with_all(seeds: range):
+def _nothing(cage: Cage) -> str:
+    return ""
+
+
+def _strokes(cage: Cage) -> str:
+    return "1-" if len(cage.cells) == 2 else "1"
+
+
+def _pinned_down_only_with_all(seeds: range, said=_nothing):
     """For each seed's 6x6 whose grid its labels pin down but not without a third of them (hidden under
-    a player's answers, read as a wrong clue): the puzzle, its grid, the readings, the hidden indices and
-    cells."""
+    a player's answers, read surely as `said`: nothing legible, or a big answer's strokes as a clue):
+    the puzzle, its grid, the readings, the hidden indices and cells."""
     from kkvision.errors import Ambiguous
 
     for seed in seeds:
         puzzle, grid = random_puzzle(6, seed=seed)
         readings = sure(puzzle)
         hidden = [i for i in range(len(readings)) if i % 3 == 0]
-        for i in hidden:  # read confidently as a clue its cage cannot make in this grid: a big answer's strokes
+        for i in hidden:
             cage = puzzle.cages[i]
-            readings[i] = ClueReading(cage.cells, (("1-" if len(cage.cells) == 2 else "1", 0.95),))
+            readings[i] = ClueReading(cage.cells, ((said(cage), 0.95),))
         under = frozenset(puzzle.cages[i].cells[0] for i in hidden)
         try:
             resolve(6, tuple(readings), 10.0, hidden=under)
@@ -289,6 +297,74 @@ def test_check_reads_in_part_a_grid_whose_answers_hide_labels_it_needs():
         assert most_probable(6, opts, 10.0, forbid=grid, besides=res.undetermined) is None
         return
     pytest.fail("no puzzle was left open in part by its hidden labels: the test checks nothing")
+
+
+def test_labels_under_answers_are_read_less_surely():
+    """under_answers_read tempers the readings of the labels under answers only (never one the user
+    gave): the same texts in the same order, each less sure, more left to the texts not listed."""
+    cells = ((0, 0), (0, 1))
+    sure_read = ClueReading(cells, (("14/", 0.97), ("14+", 0.026)))
+    given = ClueReading(((1, 1),), (("3", 1.0),), source="given")
+    elsewhere = ClueReading(((2, 2), (2, 3)), (("5+", 0.999),))
+    out = reading.under_answers_read((sure_read, given, elsewhere), frozenset({(0, 0), (1, 1)}))
+    assert out[1:] == (given, elsewhere)
+    assert [t for t, _ in out[0].texts] == ["14/", "14+"]
+    (_, first), (_, second) = out[0].texts
+    assert first < 0.97 and second > 0.026  # the second reading is given more of a chance
+    assert 1 - first - second > 1 - 0.97 - 0.026  # and more to the texts not listed
+
+
+def test_labels_under_answers_read_surely_decide_their_cells_in_part():
+    """Read in part, labels under answers read right and surely keep deciding their cells (used, not
+    'hidden'): fewer cells are left open than without them, and every cell not left open is the grid's."""
+    for puzzle, grid, readings, hidden, under in _pinned_down_only_with_all(range(100, 140)):
+        without = reading.resolve_in_part(6, tuple(readings), 10.0, under)
+        if not without.undetermined:
+            continue
+        right = list(readings)
+        for i in hidden[1:]:  # all but one read right and surely through the answer's strokes
+            right[i] = ClueReading(puzzle.cages[i].cells, ((text_of(puzzle.cages[i]), 0.999),))
+        res = reading.resolve_in_part(6, reading.under_answers_read(tuple(right), under), 10.0, under)
+        assert res.labels[hidden[0]].how == "hidden"
+        assert all(res.labels[i].how == "read" for i in hidden[1:])
+        assert res.undetermined < without.undetermined
+        assert all(res.grid[r][c] == grid[r][c] for r in range(6) for c in range(6) if (r, c) not in res.undetermined)
+        return
+    pytest.fail("no puzzle was left open in part by its hidden labels: the test checks nothing")
+
+
+def test_labels_under_answers_misread_surely_as_clues_call_no_right_answer_wrong_and_no_wrong_one_right():
+    """Labels under answers read surely (0.95) as clues their cages do not make (a big answer's strokes),
+    tempered as check reads them: read in part, they may decide a few open cells otherwise than the
+    puzzle, never a cell the other labels decide; judged with the answers written, the right answers
+    there leave those cells not judged (never wrong), a wrong answer that agrees with the misread grid is
+    not judged either, and 'all right' is said only where the grid read is the puzzle's."""
+    from kkvision.answers import judge
+    from kkvision.errors import ExitCode
+
+    misled = 0
+    for _, grid, readings, hidden, under in _pinned_down_only_with_all(range(100, 140), _strokes):
+        unread = [ClueReading(rd.cells, (("", 0.95),)) if i in hidden else rd for i, rd in enumerate(readings)]
+        without = reading.resolve_in_part(6, tuple(unread), 10.0, under)  # the labels under answers not read
+        tempered = reading.under_answers_read(tuple(readings), under)
+        res = reading.resolve_in_part(6, tempered, 10.0, under)
+        assert res.undetermined <= without.undetermined
+        other = [(r, c) for r in range(6) for c in range(6) if (r, c) not in res.undetermined and res.grid[r][c] != grid[r][c]]
+        assert all(cell in without.undetermined for cell in other)
+        freed = frozenset(lb.cells[0] for lb in res.labels if lb.how == "hidden")
+        rows = [[str(d) for d in row] for row in grid]
+        right = judge(res.puzzle, res.grid, "\n".join(map("".join, rows)), undetermined=res.undetermined,
+                      clues=tempered, freed=freed)
+        assert right.check.wrong == ()
+        assert right.verdict != ExitCode.OK or res.grid == grid
+        if other:
+            misled += 1
+            x = other[0]
+            rows[x[0]][x[1]] = str(res.grid[x[0]][x[1]])  # wrong, as the misread grid has it
+            wrong = judge(res.puzzle, res.grid, "\n".join(map("".join, rows)), undetermined=res.undetermined,
+                          clues=tempered, freed=freed)
+            assert wrong.verdict != ExitCode.OK and x in wrong.unsure
+    assert misled, "no misread decided a cell otherwise: the test checks nothing"
 
 
 def test_reading_in_part_frees_a_label_not_hidden_read_two_ways():
@@ -325,9 +401,10 @@ def test_reading_in_part_frees_a_label_not_hidden_read_two_ways():
 
 
 def test_reading_in_part_refuses_when_every_cell_is_left_open():
-    """Labels hidden that leave every cell open: nothing to judge, refused as unreadable, naming them."""
+    """Labels hidden, read as nothing, that leave every cell open: nothing to judge, refused as
+    unreadable, naming them."""
     puzzle, _ = random_puzzle(4, seed=3)
-    readings = sure(puzzle)
+    readings = [ClueReading(c.cells, (("", 0.9),)) for c in puzzle.cages]
     under = frozenset(c.cells[0] for c in puzzle.cages)
     with pytest.raises(ClueUnreadable) as err:
         reading.resolve_in_part(4, tuple(readings), 10.0, under)

@@ -48,7 +48,7 @@ from .clues import clue_for, given_labels, read_cells, read_clues
 from .contents import clean, find_contents, under_answers, unlabelled
 from .grid import NO_GRID, searches
 from .readers import BOTH, MOVED, reader
-from .reading import resolve, resolve_in_part, unclued
+from .reading import resolve, resolve_in_part, unclued, under_answers_read
 from .stages import (
     AsRead,
     CageLayout,
@@ -566,8 +566,9 @@ def _read_once(way: _Ways, k: int, name: str, opts: VisionOptions, second_model:
 def _in_part(geom: GridGeometry, layout: CageLayout, clues: tuple[ClueReading, ...], cells: dict[Cell, LabelReading],
              hidden: frozenset[Cell], opts: VisionOptions) -> Reading | None:
     """For check (opts.in_part), a grid whose reading was refused with labels hidden under written
-    answers: read without those labels (reading.resolve_in_part), its borders weighed as always;
-    None when that is refused too."""
+    answers: read with those labels less sure (reading.under_answers_read), every label read two ways
+    left free (reading.resolve_in_part), its borders weighed as always; None when that is refused too."""
+    clues = under_answers_read(clues, hidden)
     try:
         res = resolve_in_part(geom.size, clues, opts.time_limit, hidden)
         check_borders(layout, cells, res.grid, opts.time_limit)
