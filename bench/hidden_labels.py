@@ -19,7 +19,7 @@ part, read._in_part: the only place the tempering applies, so the fit is on thos
                and how many are right; labels under answers in grids read in part, as read and
                as tempered by the shipped values; those in grids read whole, and labels not under
                answers, as read, for comparison
-The shipped temperature is the fit's best; a label model that changes needs a new fit.
+The shipped temperature is the warmer end of the fit's flat best; a label model that changes needs a new fit.
 Needs ../shared/handwriting (devtools/hands.py).
 """
 
