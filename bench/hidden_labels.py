@@ -43,7 +43,7 @@ from devtools.scenes import scene  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
 from kkvision.pipeline import Options, read_source  # noqa: E402
 from kkvision.sources import of_bytes  # noqa: E402
-from kkvision.vision.stages import Reached  # noqa: E402
+from kkvision.vision.stages import ClueReading, Reached  # noqa: E402
 
 TEMPERS = (1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0)
 BINS = (0.0, 0.5, 0.9, 0.98, 0.995, 1.0 + 1e-9)
@@ -53,7 +53,7 @@ BINS = (0.0, 0.5, 0.9, 0.98, 0.995, 1.0 + 1e-9)
 class Label:
     under: bool  # a written answer may hide it (contents.under_answers)
     in_part: bool  # its grid's labels refused by reading.resolve: check reads it in part
-    texts: tuple[tuple[str, float], ...]  # the reader's, as read
+    reading: ClueReading  # the reader's texts, as read
     right: tuple[bool, ...]  # per text: whether it reads as the truth's clue
     clue: tuple[bool, ...]  # per text: whether it reads as a clue for the cage at all (reading.options)
 
@@ -93,19 +93,18 @@ def labels_of(args: tuple[int, str, int]) -> list[Label]:
             if cage is None:
                 continue
             said = [clue_for(text, rd.cells, n) for text, _ in rd.texts]
-            out.append(Label(rd.cells[0] in under, in_part, rd.texts,
+            out.append(Label(rd.cells[0] in under, in_part, rd,
                              tuple(c is not None and c.target == cage.target and c.op in (cage.op, "?")
                                    for c in said), tuple(c is not None for c in said)))
     return out
 
 
 def tempered(label: Label, temper: float) -> list[float]:
-    """The label's texts' probabilities raised to 1/temper, with the share left unlisted, renormalised
-    (reading._tempered), and last the share left to texts that are no clue (reading.options' leftover)."""
-    power = 1 / temper
-    weights = [max(p, 0.0) ** power for _, p in label.texts]
-    total = sum(weights) + max(0.0, 1.0 - sum(p for _, p in label.texts)) ** power
-    probs = [w / total for w in weights] if total > 0 else [p for _, p in label.texts]
+    """The label's texts' probabilities tempered as check tempers them (reading._tempered), and last the
+    share left to texts that are no clue (reading.options' leftover)."""
+    from kkvision.vision.reading import _tempered
+
+    probs = [p for _, p in _tempered(label.reading, temper).texts]
     return probs + [max(0.0, 1.0 - sum(p for p, clue in zip(probs, label.clue) if clue))]
 
 
@@ -122,7 +121,7 @@ def surprise(labels: list[Label], temper: float) -> float:
 
 
 def reliability(labels: list[Label], temper: float) -> list[str]:
-    firsts = [(tempered(label, temper)[0], label.right[0]) for label in labels if label.texts]
+    firsts = [(tempered(label, temper)[0], label.right[0]) for label in labels if label.reading.texts]
     rows = []
     for lo, hi in zip(BINS, BINS[1:]):
         got = [(p, ok) for p, ok in firsts if lo <= p < hi]

@@ -506,12 +506,7 @@ def test_check_judges_the_cells_the_labels_it_can_read_decide(filled, capsys, mo
     from kkvision.vision import read
     from kkvision.vocab import parse_cell
 
-    make, solution = filled
-    wrong = [row[:] for row in solution]
-    wrong[4][4] = solution[4][4] % 6 + 1  # E5: decided by the labels read
-    wrong[0][1] = solution[0][1] % 6 + 1  # B1: left open by the hidden ones
-    path = make(wrong)
-    hidden = _refused_with_hidden_labels(monkeypatch)
+    path, hidden = _refused_with_hidden_labels(filled, monkeypatch)
     monkeypatch.setattr(read, "under_answers_read", lambda clues, under: tuple(
         replace(rd, texts=(("", 0.9),)) if rd.cells[0] in under else rd for rd in clues))
     assert main(["check", "--json", "--no-image", str(path)]) == ExitCode.ANSWERS_WRONG
@@ -530,12 +525,18 @@ def test_check_judges_the_cells_the_labels_it_can_read_decide(filled, capsys, mo
     assert main(["solve", "--json", "--no-image", str(path)]) == ExitCode.CLUE_UNREADABLE
 
 
-def _refused_with_hidden_labels(monkeypatch) -> frozenset:
-    """The reading of every grid refused as a whole (made so), and the first five cages' labels taken
-    as hidden under written answers: those anchors."""
+def _refused_with_hidden_labels(filled, monkeypatch) -> tuple:
+    """The filled 6x6 written with two wrong answers, E5 (decided by the labels read) and B1 (left open
+    by the hidden ones), its reading refused as a whole (made so), and the first five cages' labels
+    taken as hidden under written answers: the picture's path, and those anchors."""
     from kkvision.errors import ClueUnreadable
     from kkvision.vision import read
 
+    make, solution = filled
+    wrong = [row[:] for row in solution]
+    wrong[4][4] = solution[4][4] % 6 + 1
+    wrong[0][1] = solution[0][1] % 6 + 1
+    path = make(wrong)
     hidden = frozenset({(0, 0), (0, 1), (0, 2), (0, 4), (1, 2)})
 
     def refused(n, clues, time_limit, under):
@@ -543,7 +544,7 @@ def _refused_with_hidden_labels(monkeypatch) -> frozenset:
 
     monkeypatch.setattr(read, "resolve", refused)
     monkeypatch.setattr(read, "under_answers", lambda geom, contents: hidden if contents.written else frozenset())
-    return hidden
+    return path, hidden
 
 
 def test_check_reads_in_part_with_the_labels_under_answers_read_surely_and_judges_every_cell(filled, capsys,
@@ -553,12 +554,8 @@ def test_check_reads_in_part_with_the_labels_under_answers_read_surely_and_judge
     cell is judged and both wrong answers are named, none left open; no label is 'hidden'."""
     from kkvision.vocab import cell_name
 
-    make, solution = filled
-    wrong = [row[:] for row in solution]
-    wrong[4][4] = solution[4][4] % 6 + 1
-    wrong[0][1] = solution[0][1] % 6 + 1
-    path = make(wrong)
-    hidden = _refused_with_hidden_labels(monkeypatch)
+    _, solution = filled
+    path, hidden = _refused_with_hidden_labels(filled, monkeypatch)
     assert main(["check", "--json", "--no-image", str(path)]) == ExitCode.ANSWERS_WRONG
     rec = json.loads(capsys.readouterr().out)
     assert not rec.get("undetermined") and rec["unsure"] == []

@@ -96,8 +96,10 @@ def under_answers_read(readings: tuple[ClueReading, ...], hidden: frozenset[Cell
     return tuple(_tempered(rd) if rd.cells[0] in hidden and rd.source != "given" else rd for rd in readings)
 
 
-def _tempered(rd: ClueReading) -> ClueReading:
-    power = 1 / HIDDEN_TEMPER
+def _tempered(rd: ClueReading, temper: float = HIDDEN_TEMPER) -> ClueReading:
+    """The reading with its texts' probabilities, and what the reader left unlisted, raised to
+    1/temper and renormalised (bench/hidden_labels.py fits `temper` with it)."""
+    power = 1 / temper
     weights = [max(p, 0.0) ** power for _, p in rd.texts]
     total = sum(weights) + max(0.0, 1.0 - sum(p for _, p in rd.texts)) ** power
     if total <= 0:
@@ -232,11 +234,11 @@ def resolve_in_part(n: int, readings: tuple[ClueReading, ...], time_limit: float
     decides open, rather than the grid refused: those cells are not judged, the others as surely as
     before.  Raises resolve's errors when the labels not hidden do not read as a puzzle (too many
     overruled or not read), or when every cell is left open (nothing to judge: the refusal says more)."""
-    without = _in_part(n, readings, time_limit, hidden, hidden)
+    without = _resolve_freeing(n, readings, time_limit, hidden, hidden)
     if not without.undetermined:
         return without
     try:
-        weighed = _in_part(n, readings, time_limit, hidden, frozenset())
+        weighed = _resolve_freeing(n, readings, time_limit, hidden, frozenset())
     except KkvisionError:
         return without
     if weighed.undetermined < without.undetermined and all(
@@ -246,7 +248,7 @@ def resolve_in_part(n: int, readings: tuple[ClueReading, ...], time_limit: float
     return without
 
 
-def _in_part(n: int, readings: tuple[ClueReading, ...], time_limit: float, hidden: frozenset[Cell],
+def _resolve_freeing(n: int, readings: tuple[ClueReading, ...], time_limit: float, hidden: frozenset[Cell],
              free: frozenset[Cell]) -> Resolution:
     """resolve_in_part's reading with the labels in `free` not read, and every label read two ways freed."""
     doubtful: frozenset[Cell] = frozenset()  # labels read two ways, each with its grid
