@@ -2,6 +2,7 @@
 
     find_contents(square, geom, colour) -> Contents  the written cells, where their ink lies, the print alone
     written_ink(square, geom, cells, colour) -> mask  where those cells' ink is no label's (check's second look)
+    written_in_lattice(square, n) -> mask       the same in a frame not yet known a grid (the grid stage's second look)
     by_colour(colour, square, geom, cells, ink)      the pen's pixels and the print alone, told by colour
     alone_in(square, ink) -> square             only the ink of that mask: an answer alone
     clean(square, geom, contents) -> square     that ink painted over from the paper and lines round it
@@ -125,13 +126,35 @@ def written_ink(square: np.ndarray, geom: GridGeometry, cells: list[Cell], colou
     return _written(square, geom, cells, colour)[0]
 
 
+def written_in_lattice(square: np.ndarray, n: int) -> np.ndarray:
+    """Where the ink of the cells of an n x n lattice filling `square` (dark ink on light paper) is no
+    label's or line's, in the cells the digit reader finds written, grown by GROW: 255 there, 0
+    elsewhere.  The grid stage's second look at a frame whose lattice lines are all inked but whose
+    cells hold long strokes off them (big answers written in: a 1's stem, a 2's foot)."""
+    edges = np.linspace(0.0, float(square.shape[1]), n + 1), np.linspace(0.0, float(square.shape[0]), n + 1)
+    boxes = [(float(edges[0][c]), float(edges[1][r]), float(edges[0][c + 1]), float(edges[1][r + 1]))
+             for r in range(n) for c in range(n)]
+    probs = digits.read_digits(digits.digit_crops(square, boxes))
+    written = [box for box, p in zip(boxes, probs) if p[0] < 1.0 - WRITTEN]
+    return grown(_network_ink(square, written), square.shape[1] / n)
+
+
 def _written(square: np.ndarray, geom: GridGeometry, cells: list[Cell], colour: np.ndarray | None
              ) -> tuple[np.ndarray, np.ndarray | None]:
     """written_ink's mask, and by_colour's print alone (None without `colour`)."""
-    maps = ink_probability(crops(square, [geom.cell_box(r, c) for r, c in cells]))
+    ink = _network_ink(square, [geom.cell_box(r, c) for r, c in cells])
+    printed = None
+    if colour is not None and colour.shape[:2] == square.shape[:2]:
+        pen, printed = by_colour(colour, square, geom, cells, ink)
+        ink = np.maximum(ink, pen)
+    return haloed(grown(ink, _cell_side(geom)), square, _cell_side(geom)), printed
+
+
+def _network_ink(square: np.ndarray, boxes: list[tuple[float, float, float, float]]) -> np.ndarray:
+    """255 where the content network gives the ink of these cell boxes more than INK of being no label's."""
+    maps = ink_probability(crops(square, boxes))
     ink = np.zeros(square.shape[:2], np.uint8)
-    for (r, c), prob in zip(cells, maps):
-        x0, y0, x1, y1 = geom.cell_box(r, c)
+    for (x0, y0, x1, y1), prob in zip(boxes, maps):
         i0, j0 = max(0, int(np.floor(x0))), max(0, int(np.floor(y0)))
         i1, j1 = min(square.shape[1], int(np.ceil(x1))), min(square.shape[0], int(np.ceil(y1)))
         if i1 <= i0 or j1 <= j0:
@@ -141,11 +164,7 @@ def _written(square: np.ndarray, geom: GridGeometry, cells: list[Cell], colour: 
         part = cv2.warpAffine(prob.astype(np.float32), m, (i1 - i0, j1 - j0),
                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
         ink[j0:j1, i0:i1] = np.maximum(ink[j0:j1, i0:i1], (part > INK).astype(np.uint8) * 255)
-    printed = None
-    if colour is not None and colour.shape[:2] == square.shape[:2]:
-        pen, printed = by_colour(colour, square, geom, cells, ink)
-        ink = np.maximum(ink, pen)
-    return haloed(grown(ink, _cell_side(geom)), square, _cell_side(geom)), printed
+    return ink
 
 
 def by_colour(colour: np.ndarray, square: np.ndarray, geom: GridGeometry, cells: list[Cell], ink: np.ndarray

@@ -21,9 +21,10 @@ import cv2
 import numpy as np
 
 from ...vocab import PICTURE_SIZES
+from ..contents import written_in_lattice
 from ..stages import SIDE, GridGeometry
 from .candidates import frame_candidates
-from .lattice import Verdict, ink, judge
+from .lattice import Verdict, ink, inked, judge
 from .rectify import face_on
 from .trace import trace
 
@@ -41,6 +42,7 @@ JUDGE_SIDE = 450  # candidates are judged warped to a square this big
 JUDGE_PAD = 0.08  # ... with this fraction of the picture around it (a bowed frame bulges out of its quad)
 CUT = 0.01  # a frame side this close to the picture's edge may have been cropped off
 MAX_JUDGED = 40  # find_grids judges at most this many candidates (bounded time on a page of text)
+LOOKS_AGAIN = 2  # ... and looks again at most this many (each reads every cell of its lattice: 0.05-0.25 s)
 OVERLAP = 0.1  # a candidate sharing more than this fraction of its area with a found grid is that grid or a part of it
 BEYOND = (0.0, 0.5)  # outside a frame, this band (in cells from it) shows whether its lines go on (a part of a bigger grid): from the frame on, as a line goes on without a gap (text beside a grid starts after one)
 CROSS = 0.85  # a line goes on through the band when inked along this fraction of it
@@ -93,13 +95,40 @@ def _cut(shape: tuple[int, ...], quad: np.ndarray) -> tuple[bool, bool, bool, bo
             bool(xs[[0, 3]].max() < edge), bool(xs[1:3].min() > w - 1 - edge))
 
 
-def _judge(small: np.ndarray, quad: np.ndarray, cut: tuple[bool, bool, bool, bool] | None = None):  # type: ignore[no-untyped-def]
+def _judge(small: np.ndarray, quad: np.ndarray, cut: tuple[bool, bool, bool, bool] | None = None
+           ) -> tuple[Verdict | None, int | None]:
+    """lattice.judge's verdict on the frame `quad` of `small` warped to a square, and where it refuses,
+    the largest n whose every lattice line is inked there (lattice.inked: _judge_again may look again)."""
+    square, pad = _warped(small, quad)
+    mask = ink(square)
+    verdict = judge(mask, pad, _cut(small.shape, quad) if cut is None else cut)
+    return verdict, (inked(mask, pad) if verdict is None else None)
+
+
+def _judge_again(small: np.ndarray, quad: np.ndarray, cut: tuple[bool, bool, bool, bool], n: int) -> Verdict | None:
+    """The frame `quad`, refused although every line of its n x n lattice is inked, judged again without
+    the ink the content network calls written in its cells (no label's, no line's): strokes off the
+    lattice's lines that big answers make (a 1's stem, a 2's foot, a column of answers written at one
+    place in their cells).  Its verdict only when that lattice's lines are still all inked and it is that
+    lattice (not another the look made)."""
+    square, pad = _warped(small, quad)
+    mask = ink(square)
+    inner = mask[pad:pad + JUDGE_SIDE, pad:pad + JUDGE_SIDE]
+    inner[written_in_lattice(square[pad:pad + JUDGE_SIDE, pad:pad + JUDGE_SIDE], n) > 0] = 0
+    if inked(mask, pad) != n:
+        return None  # its lines were taken out with the cells' ink: no lines (rows of text taken for them)
+    verdict = judge(mask, pad, cut)
+    return verdict if verdict is not None and verdict.size == n else None
+
+
+def _warped(small: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, int]:
+    """The frame `quad` of `small` warped to a JUDGE_SIDE square, with JUDGE_PAD of the picture round it,
+    and that pad (px)."""
     pad = int(JUDGE_PAD * JUDGE_SIDE)
     dst = np.asarray([[0, 0], [JUDGE_SIDE, 0], [JUDGE_SIDE, JUDGE_SIDE], [0, JUDGE_SIDE]], np.float32) + pad
     H = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
-    square = cv2.warpPerspective(small, H, (JUDGE_SIDE + 2 * pad,) * 2, flags=cv2.INTER_LINEAR,
-                                 borderMode=cv2.BORDER_REPLICATE)
-    return judge(ink(square), pad, _cut(small.shape, quad) if cut is None else cut)
+    return cv2.warpPerspective(small, H, (JUDGE_SIDE + 2 * pad,) * 2, flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE), pad
 
 
 def _goes_on(small: np.ndarray, quad: np.ndarray, n: int) -> bool:
@@ -388,31 +417,54 @@ def _grids(gray: np.ndarray, look: np.ndarray, back: np.ndarray | None = None, s
     # running from the grid to a box ruled round it, may be judged a lattice of finer cells going on)
     parts: list[tuple[np.ndarray, float]] = []
     first = None  # the largest grid, whole or not
-    judged = 0
-    for quad in candidates:
-        if judged >= MAX_JUDGED:
-            break
+    refused: list[tuple[np.ndarray, int]] = []  # frames refused whose every line of an n x n lattice is inked, and n
+
+    def consider(quad: np.ndarray, again: int | None = None) -> bool:
+        """Judge the frame `quad` (`again`: look again at it as that n x n lattice, _judge_again) and keep
+        it if it is a grid; False when it was not judged (a part of a grid found)."""
+        nonlocal first
         area = cv2.contourArea(quad)
         same = [i for i, (q, _) in enumerate(found) if _overlap(quad, q) > OVERLAP]
         if any(area < PART * cv2.contourArea(found[i][0]) for i in same):
-            continue  # a part of a grid
+            return False  # a part of a grid
         within = [(cell, area / cv2.contourArea(q)) for q, cell in parts
                   if _overlap(quad, q) > OVERLAP and area < PART * cv2.contourArea(q)]
-        judged += 1
         cut = _cut(small.shape, quad)
-        verdict = _judge(small, quad, cut)
+        if again is None:
+            verdict, lattice = _judge(small, quad, cut)
+            if lattice is not None:
+                refused.append((quad, lattice))
+        else:
+            verdict = _judge_again(small, quad, cut, again)
         if verdict is None:
-            continue
+            return True
         cell = float(np.sqrt(area)) / verdict.size
         if any(cell < SAME_CELL * c for c, _ in within) and not _framed_within(small, quad, verdict.size, cell, within):
-            continue  # a block of a part, or finer detail inside one (dashes, inset outlines, digits)
+            return True  # a block of a part, or finer detail inside one (dashes, inset outlines, digits)
         first = first or (quad, verdict)
-        if (any(cut) and _judge(small, quad, (False,) * 4) is None) or _goes_on(small, quad, verdict.size):
+        if (any(cut) and _judge(small, quad, (False,) * 4)[0] is None) or _goes_on(small, quad, verdict.size):
             parts.append((quad, cell))
         elif not same:
             found.append((quad, verdict))
         elif len(same) == 1 and verdict.support > found[same[0]][1].support:
             found[same[0]] = (quad, verdict)  # the same frame, better fitted (its lines more fully inked)
+        return True
+
+    judged = 0
+    for quad in candidates:
+        if judged >= MAX_JUDGED:
+            break
+        judged += consider(quad)
+    # a second look at the largest frames refused with every line of a lattice inked, where no grid or frame
+    # looked at again lies (blocks of it may have been taken for parts of a grid going on): at most
+    # LOOKS_AGAIN (each reads every cell of its lattice)
+    looked: list[np.ndarray] = []
+    for quad, n in refused:
+        if len(looked) >= LOOKS_AGAIN:
+            break
+        if not any(_overlap(quad, q) > OVERLAP for q in [*(q for q, _ in found), *looked]):
+            looked.append(quad)
+            consider(quad, again=n)
     whole = bool(found)
     if not found and first is not None:  # one grid, cut by the picture's edge: the largest is taken
         found = [first]

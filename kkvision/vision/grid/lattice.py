@@ -227,12 +227,8 @@ def judge(mask: np.ndarray, pad: int, cut: tuple[bool, bool, bool, bool] = (Fals
     may bulge out of the square).  `cut`: top, bottom, left, right lie on the
     picture's edge (a frame line there may have been cropped away)."""
     side = mask.shape[0] - 2 * pad
-    rows, cols = strip_coverage(mask, pad)
-    base = min(median(rows), median(cols))
-    need = max(LINE_OK, base + NOISE_MARGIN * (1.0 - base))
-    edge = SEARCH * side / min(SIZES)
-    sides = [line_support(cov, pad + p - (pad if p == 0 else edge), pad + p + (edge if p == 0 else pad))
-             for cov in (rows, cols) for p in (0, side)]
+    rows, cols, need = _coverage(mask, pad)
+    sides = _sides(rows, cols, pad, side)
     if any(s < need and not c for s, c in zip(sides, cut)) or sum(s < need for s in sides) > 1:
         return None
     frame = min(sides)
@@ -254,9 +250,7 @@ def judge(mask: np.ndarray, pad: int, cut: tuple[bool, bool, bool, bool] = (Fals
             lined.append((n, frac))
     supported = []
     for n, frac in lined:  # explaining either way (by crossing runs only where all its lines are inked)
-        cell = side / n
-        weakest = min(line_support(cov, pad + (k - SEARCH) * cell, pad + (k + SEARCH) * cell)
-                      for cov in (rows, cols) for k in range(1, n))
+        weakest = _weakest(rows, cols, pad, side, n)
         if weakest >= need:
             supported.append((n, frac, min(weakest, frame)))
     if supported:
@@ -273,6 +267,41 @@ def judge(mask: np.ndarray, pad: int, cut: tuple[bool, bool, bool, bool] = (Fals
         if frac >= 1 - UNEXPLAINED:
             return Verdict(n, frac, frame)
     return None
+
+
+def inked(mask: np.ndarray, pad: int) -> int | None:
+    """The largest n whose every lattice line, the frame's four sides and the inner lines, is inked
+    (supported, as judge weighs them) in the square of `mask` (its ink, with `pad` pixels round it), or
+    None: a frame judge refused may still be that grid with long strokes written in its cells
+    (grid.find_grids looks again without them)."""
+    side = mask.shape[0] - 2 * pad
+    rows, cols, need = _coverage(mask, pad)
+    if min(_sides(rows, cols, pad, side)) < need:
+        return None
+    return max((n for n in SIZES if _weakest(rows, cols, pad, side, n) >= need), default=None)
+
+
+def _sides(rows: np.ndarray, cols: np.ndarray, pad: int, side: int) -> list[float]:
+    """The support of the frame's sides (top, bottom, left, right), each looked for from SEARCH of the
+    smallest cell inside to the pad outside (a bowed frame line bulges out of the square)."""
+    edge = SEARCH * side / min(SIZES)
+    return [line_support(cov, pad + p - (pad if p == 0 else edge), pad + p + (edge if p == 0 else pad))
+            for cov in (rows, cols) for p in (0, side)]
+
+
+def _coverage(mask: np.ndarray, pad: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """strip_coverage's rows and columns, and the support a line needs: LINE_OK, and NOISE_MARGIN above
+    an ordinary row or column."""
+    rows, cols = strip_coverage(mask, pad)
+    base = min(median(rows), median(cols))
+    return rows, cols, max(LINE_OK, base + NOISE_MARGIN * (1.0 - base))
+
+
+def _weakest(rows: np.ndarray, cols: np.ndarray, pad: int, side: int, n: int) -> float:
+    """The support of n's least inked inner lattice line."""
+    cell = side / n
+    return min(line_support(cov, pad + (k - SEARCH) * cell, pad + (k + SEARCH) * cell)
+               for cov in (rows, cols) for k in range(1, n))
 
 
 def joined_to_frame(mask: np.ndarray) -> np.ndarray:
