@@ -1,5 +1,6 @@
 """The cell-content stage (vision/contents.py): written ink found per cell and taken out of the square."""
 
+import cv2
 import numpy as np
 import pytest
 
@@ -364,3 +365,30 @@ def test_ink_of_a_third_colour_is_neither_the_pens_nor_the_prints():
     pen, printed = contents.by_colour(col, gray, geom, [(0, 0)], middle)
     assert pen[6:100, 60:70].all() and not pen[100:104, 10:55].any() and not pen[100:104, 75:110].any()
     assert np.isnan(printed[100:104, 10:55]).all()
+
+
+def test_written_in_a_lattice_is_the_answers_ink_not_its_lines():
+    """contents.written_in_lattice (the grid stage's second look): in a 6x6 of drawn lines with a bold
+    digit most of each cell high, the mask covers the digits' ink and leaves the lines."""
+    from kkvision.vision.contents import written_in_lattice
+
+    n, cell = 6, 75
+    side = n * cell
+    square = np.full((side, side), 255, np.uint8)
+    for k in range(n + 1):
+        at = min(k * cell, side - 1)
+        cv2.line(square, (at, 0), (at, side - 1), 0, 2)
+        cv2.line(square, (0, at), (side - 1, at), 0, 2)
+    digits_ink = np.zeros_like(square)
+    for r in range(n):
+        for c in range(n):
+            org = (c * cell + cell // 5, r * cell + 9 * cell // 10)
+            cv2.putText(digits_ink, "1472"[(r + c) % 4], org, cv2.FONT_HERSHEY_SIMPLEX, cell / 30, 255, 5)
+    square[digits_ink > 0] = 0
+    mask = written_in_lattice(square, n) > 0
+    lines = np.zeros_like(mask)
+    for k in range(1, n):
+        lines[:, k * cell - 1:k * cell + 2] = lines[k * cell - 1:k * cell + 2, :] = True
+    lines &= digits_ink == 0  # a line's pixels no digit touches
+    assert mask[digits_ink > 0].mean() > 0.9
+    assert mask[lines].mean() < 0.1

@@ -112,8 +112,7 @@ def find_contents(square: np.ndarray, geom: GridGeometry,
     (by_colour)."""
     n = geom.size
     cells = [(r, c) for r in range(n) for c in range(n)]
-    probs = digits.read_digits(digits.digit_crops(square, [geom.cell_box(r, c) for r, c in cells]))
-    written = [cell for cell, p in zip(cells, probs) if p[0] < 1.0 - WRITTEN]
+    written = [cell for cell, w in zip(cells, _holds(square, [geom.cell_box(r, c) for r, c in cells])) if w]
     if not written:
         return Contents(())
     return Contents(tuple(written), *_written(square, geom, written, colour() if colour else None))
@@ -134,9 +133,13 @@ def written_in_lattice(square: np.ndarray, n: int) -> np.ndarray:
     edges = np.linspace(0.0, float(square.shape[1]), n + 1), np.linspace(0.0, float(square.shape[0]), n + 1)
     boxes = [(float(edges[0][c]), float(edges[1][r]), float(edges[0][c + 1]), float(edges[1][r + 1]))
              for r in range(n) for c in range(n)]
-    probs = digits.read_digits(digits.digit_crops(square, boxes))
-    written = [box for box, p in zip(boxes, probs) if p[0] < 1.0 - WRITTEN]
+    written = [box for box, w in zip(boxes, _holds(square, boxes)) if w]
     return grown(_network_ink(square, written), square.shape[1] / n)
+
+
+def _holds(square: np.ndarray, boxes: list[tuple[float, float, float, float]]) -> list[bool]:
+    """Whether each cell box holds something written: the digit reader reads nothing less than WRITTEN."""
+    return [bool(p[0] < 1.0 - WRITTEN) for p in digits.read_digits(digits.digit_crops(square, boxes))]
 
 
 def _written(square: np.ndarray, geom: GridGeometry, cells: list[Cell], colour: np.ndarray | None
