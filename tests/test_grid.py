@@ -642,3 +642,15 @@ def test_a_second_look_that_takes_out_the_lattices_lines_finds_no_grid(monkeypat
     quad = np.array([[60, 60], [w - 60, 60], [w - 60, h - 60], [60, h - 60]], np.float32)
     monkeypatch.setattr(grid, "written_in_lattice", lambda square, n: np.full(square.shape[:2], 255, np.uint8))
     assert grid._judge_again(gray, quad, (False,) * 4, 6) is None
+
+
+def test_a_picture_of_noise_has_no_lattice_to_look_at_again():
+    """lattice.inked asks that a lattice's lines stand out: in a picture of noise every row and column
+    is inked as a line is, and a second look at one had found a 9x9 (exit 5, labels unread, for exit 4)."""
+    from kkvision.vision.grid.lattice import inked
+
+    noise = (np.random.default_rng(1).random((800, 800)) * 255).astype(np.uint8)
+    pad = 36
+    assert inked(ink(noise), pad) is None
+    lined = _big_answers()  # and a grid with big answers still has its lattice
+    assert inked(ink(cv2.resize(lined, (450 + 2 * pad, 450 + 2 * pad))), pad) == 6

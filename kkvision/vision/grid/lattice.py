@@ -278,7 +278,10 @@ def inked(mask: np.ndarray, pad: int) -> int | None:
     rows, cols, need = _coverage(mask, pad)
     if min(_sides(rows, cols, pad, side)) < need:
         return None
-    return max((n for n in SIZES if _weakest(rows, cols, pad, side, n) >= need), default=None)
+    n = max((n for n in SIZES if _weakest(rows, cols, pad, side, n) >= need), default=None)
+    # its lines stand out: the rows and columns halfway between them are not all inked as lines are
+    # (in a picture of noise, or a page of dense print, every row is)
+    return n if n is not None and _weakest(rows, cols, pad, side, n, 0.5) < need else None
 
 
 def _sides(rows: np.ndarray, cols: np.ndarray, pad: int, side: int) -> list[float]:
@@ -297,10 +300,10 @@ def _coverage(mask: np.ndarray, pad: int) -> tuple[np.ndarray, np.ndarray, float
     return rows, cols, max(LINE_OK, base + NOISE_MARGIN * (1.0 - base))
 
 
-def _weakest(rows: np.ndarray, cols: np.ndarray, pad: int, side: int, n: int) -> float:
-    """The support of n's least inked inner lattice line."""
+def _weakest(rows: np.ndarray, cols: np.ndarray, pad: int, side: int, n: int, shift: float = 0.0) -> float:
+    """The support of n's least inked inner lattice line (`shift`: of the lines `shift` of a cell on)."""
     cell = side / n
-    return min(line_support(cov, pad + (k - SEARCH) * cell, pad + (k + SEARCH) * cell)
+    return min(line_support(cov, pad + (k + shift - SEARCH) * cell, pad + (k + shift + SEARCH) * cell)
                for cov in (rows, cols) for k in range(1, n))
 
 
