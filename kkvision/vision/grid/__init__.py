@@ -24,7 +24,7 @@ from ...vocab import PICTURE_SIZES
 from ..contents import written_in_lattice
 from ..stages import SIDE, GridGeometry
 from .candidates import frame_candidates
-from .lattice import Verdict, ink, inked, judge
+from .lattice import Verdict, ink, inked, judge, judge_or_inked
 from .rectify import face_on
 from .trace import trace
 
@@ -95,14 +95,14 @@ def _cut(shape: tuple[int, ...], quad: np.ndarray) -> tuple[bool, bool, bool, bo
             bool(xs[[0, 3]].max() < edge), bool(xs[1:3].min() > w - 1 - edge))
 
 
-def _judge(small: np.ndarray, quad: np.ndarray, cut: tuple[bool, bool, bool, bool] | None = None
-           ) -> tuple[Verdict | None, int | None]:
-    """lattice.judge's verdict on the frame `quad` of `small` warped to a square, and where it refuses,
-    the largest n whose every lattice line is inked there (lattice.inked: _judge_again may look again)."""
+def _judge(small: np.ndarray, quad: np.ndarray, cut: tuple[bool, bool, bool, bool] | None = None,
+           look: bool = True) -> tuple[Verdict | None, int | None]:
+    """lattice.judge's verdict on the frame `quad` of `small` warped to a square, and where it refuses
+    and `look`, the lattice whose every line is inked there (lattice.inked: _judge_again may look again)."""
     square, pad = _warped(small, quad)
     mask = ink(square)
-    verdict = judge(mask, pad, _cut(small.shape, quad) if cut is None else cut)
-    return verdict, (inked(mask, pad) if verdict is None else None)
+    cut = _cut(small.shape, quad) if cut is None else cut
+    return judge_or_inked(mask, pad, cut) if look else (judge(mask, pad, cut), None)
 
 
 def _judge_again(small: np.ndarray, quad: np.ndarray, cut: tuple[bool, bool, bool, bool], n: int) -> Verdict | None:
@@ -442,7 +442,7 @@ def _grids(gray: np.ndarray, look: np.ndarray, back: np.ndarray | None = None, s
         if any(cell < SAME_CELL * c for c, _ in within) and not _framed_within(small, quad, verdict.size, cell, within):
             return True  # a block of a part, or finer detail inside one (dashes, inset outlines, digits)
         first = first or (quad, verdict)
-        if (any(cut) and _judge(small, quad, (False,) * 4)[0] is None) or _goes_on(small, quad, verdict.size):
+        if (any(cut) and _judge(small, quad, (False,) * 4, look=False)[0] is None) or _goes_on(small, quad, verdict.size):
             parts.append((quad, cell))
         elif not same:
             found.append((quad, verdict))

@@ -226,8 +226,22 @@ def judge(mask: np.ndarray, pad: int, cut: tuple[bool, bool, bool, bool] = (Fals
     square's ink with `pad` pixels of the picture around it (a bowed frame line
     may bulge out of the square).  `cut`: top, bottom, left, right lie on the
     picture's edge (a frame line there may have been cropped away)."""
+    return _judged(mask, pad, cut, _coverage(mask, pad))
+
+
+def judge_or_inked(mask: np.ndarray, pad: int, cut: tuple[bool, bool, bool, bool] = (False,) * 4
+                   ) -> tuple[Verdict | None, int | None]:
+    """judge's verdict and, where it refuses, inked's n, from one measure of the lines' coverage."""
+    coverage = _coverage(mask, pad)
+    verdict = _judged(mask, pad, cut, coverage)
+    return verdict, (_inked(mask, pad, coverage) if verdict is None else None)
+
+
+def _judged(mask: np.ndarray, pad: int, cut: tuple[bool, bool, bool, bool],
+            coverage: tuple[np.ndarray, np.ndarray, float]) -> Verdict | None:
+    """judge, given the square's _coverage."""
     side = mask.shape[0] - 2 * pad
-    rows, cols, need = _coverage(mask, pad)
+    rows, cols, need = coverage
     sides = _sides(rows, cols, pad, side)
     if any(s < need and not c for s, c in zip(sides, cut)) or sum(s < need for s in sides) > 1:
         return None
@@ -274,8 +288,13 @@ def inked(mask: np.ndarray, pad: int) -> int | None:
     (supported, as judge weighs them) in the square of `mask` (its ink, with `pad` pixels round it), or
     None: a frame judge refused may still be that grid with long strokes written in its cells
     (grid.find_grids looks again without them)."""
+    return _inked(mask, pad, _coverage(mask, pad))
+
+
+def _inked(mask: np.ndarray, pad: int, coverage: tuple[np.ndarray, np.ndarray, float]) -> int | None:
+    """inked, given the square's _coverage."""
     side = mask.shape[0] - 2 * pad
-    rows, cols, need = _coverage(mask, pad)
+    rows, cols, need = coverage
     if min(_sides(rows, cols, pad, side)) < need:
         return None
     n = max((n for n in SIZES if _weakest(rows, cols, pad, side, n) >= need), default=None)
