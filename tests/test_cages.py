@@ -100,6 +100,15 @@ def test_split_with_three_kinds_of_line():
     t = _split(values, solid)
     assert max(faint) < t < min(thin)
     assert _splits(values, solid)[1] is not None  # the other split is kept for the labels to decide
+    # one cell line a little darker than the rest (where a written stroke along it was taken out) is no
+    # kind of its own: it is a cell line, and there is one split only
+    stray = np.array([0.2, 0.3, 0.2, 0.25] * 8 + [0.8] + [5.4, 5.6, 5.5, 4.9] * 20)
+    t, other = _splits(stray, np.ones(len(stray)))
+    assert 0.8 < t < 4.9 and other is None
+    # ... but one nearer the kind above (dashed outlines of 1.0 to 4.0) is a border of that kind
+    spread = np.array([0.2, 0.3, 0.2, 0.25] * 4 + [1.0] + [2.0, 2.4, 2.9, 3.5, 4.0] * 4 + [14.0, 14.9])
+    t, other = _splits(spread, np.ones(len(spread)))
+    assert 0.3 < t < 1.0 and other is not None
     dashes = np.array([0.5, 0.5, 2.7, 2.9, 3.2, 18.3, 18.3, 18.4, 18.3, 18.4])
     t = _split(dashes, np.array([0.5] * 5 + [1.0] * 5))
     assert 3.2 < t < 18.3

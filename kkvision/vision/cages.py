@@ -32,7 +32,8 @@ SNAP = 0.04  # the line's darkest pixel is looked for this close to its place, i
 ALIKE = 1.6  # lines whose ink (+0.5) differs by less than this factor may all be one kind...
 SEPARATE = 6.0  # ...unless they form two groups this many times their spread apart (a clean render)
 KINDS_GAP = 1.6  # two kinds of line differ in ink (+0.5) by at least this factor across a clear gap
-KIND_SHARE = 0.1  # ... a kind of line is at least this share of the edges (one stray edge measured as nothing is none)
+KIND_SHARE = 0.1  # ... a kind of line is at least this share of the edges (one stray edge measured as nothing is none;
+                 # fewer, between two kinds, are of the nearer one: _stray)
 SOLID = 0.9  # an unbroken line is there along at least this share of its edge
 ALONG_SHARE = 50  # an edge's ink is this percentile along it (the median: dotted gaps, a stray mark do not count)
 PAPER_SMOOTH = 1.5  # px of the 900 px square: noise of a few grey levels a pixel smoothed to well under one
@@ -211,9 +212,21 @@ def _splits(values: np.ndarray, solid: np.ndarray | None = None) -> tuple[float,
     if len(lower) >= 4:
         j = _otsu(lower)
         if (lower[j + 1] - lower[j] >= np.log(KINDS_GAP) and whole[j + 1: i + 1].min() >= SOLID
-                and j + 1 >= KIND_SHARE * len(v)):
+                and j + 1 >= KIND_SHARE * len(v) and not _stray(v, j + 1, KIND_SHARE * len(v))):
             return float(np.exp((v[j] + v[j + 1]) / 2) - 0.5), otsu
     return otsu, None
+
+
+def _stray(v: np.ndarray, first: int, fewest: float) -> bool:
+    """Whether the sorted log inks `v` from index `first` on, up to the next gap of KINDS_GAP (a kind may
+    run past Otsu's split), are fewer than `fewest` and nearer the kind below than the one above: a
+    stray edge or two (a cell line where a written stroke was taken out, a little darker), no kind of
+    line of their own, but lines of the kind below."""
+    last = first
+    while last + 1 < len(v) and v[last + 1] - v[last] < np.log(KINDS_GAP):
+        last += 1
+    above = v[last + 1] - v[last] if last + 1 < len(v) else np.inf
+    return last - first + 1 < fewest and v[first] - v[first - 1] < above
 
 
 def group(n: int, right: np.ndarray, down: np.ndarray) -> list[list[Cell]]:
