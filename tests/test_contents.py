@@ -95,6 +95,22 @@ def test_an_answer_over_a_line_is_painted_out_with_the_line_running_on_and_no_da
     assert (out[~mask] == sq[~mask]).all()  # nothing else changes
 
 
+def test_an_answer_by_a_line_in_a_shaded_corner_is_painted_with_the_paper_there_not_the_squares():
+    """A photo's vignetting: the paper 120 grey at the left, 240 at the right.  A stroke down to the
+    line under A2, in the dark corner, is painted out with the paper round it; the whole square's
+    paper (its bright middle) made a white blob by the line there, and a border read beside it."""
+    sq, geom = _square(), _geometry()
+    shade = np.linspace(0.48, 0.96, sq.shape[1])[None, :]
+    sq = np.rint(sq.astype(np.float64) * shade).astype(np.uint8)
+    mask = np.zeros(sq.shape, bool)
+    mask[CELL + 20:2 * CELL - 3, 40:52] = True  # in A2, down to just above the line under it
+    sq[mask] = 20
+    out = contents.fill(sq, mask, geom.xs, geom.ys, contents.LINE_BAND * CELL, 4.0)
+    paper_there = sq[CELL + 20:2 * CELL - 20, 30:38].mean()  # beside the stroke: about 130
+    assert abs(out[mask].astype(float) - paper_there).max() < 12  # no blob brighter (or darker) than there
+    assert (out[~mask] == sq[~mask]).all()
+
+
 def test_where_an_answer_crossed_a_labels_stroke_the_crossing_is_painted_out_too_no_blob():
     """A big answer's stroke down through a label's '-' in A1, the crossing left out of the mask as the
     network calls it the label's: painted over with the rest, the '-' has a gap there (the label model
