@@ -37,6 +37,7 @@ KIND_SHARE = 0.1  # ... a kind of line is at least this share of the edges (one 
 SOLID = 0.9  # an unbroken line is there along at least this share of its edge
 ALONG_SHARE = 50  # an edge's ink is this percentile along it (the median: dotted gaps, a stray mark do not count)
 PAPER_SMOOTH = 1.5  # px of the 900 px square: noise of a few grey levels a pixel smoothed to well under one
+PAPER_WINDOW = 0.3  # of a cell: the paper round a pixel is the brightest this far across (wider than any stroke)
 RUN_LEVEL = 0.5  # a pixel belongs to the line's run when this dark relative to the line's darkest
 RUN_FLOOR = 0.05  # darkness (0 paper .. 1 ink) below which there is no line at all
 TEXTURE_AREA = (0.55, 0.9)  # a cell's bottom right, of its side: away from its label, lines and most of its digit
@@ -51,14 +52,20 @@ INSET_INK = 0.35  # ... and each outline's ink (darkness summed across it) at le
 INSET_LINE = 0.12  # ... a line there darkens, on the mean along the edge, at least this (a dashed one about half; a light grey one 0.3)
 
 
+def paper(gray: np.ndarray, cell: float) -> np.ndarray:
+    """The paper round each pixel: the brightest (a closing: every stroke and line is narrower) within
+    PAPER_WINDOW of a `cell` (px) across, of the grey smoothed a little: in a noisy picture (a dim photo's
+    sensor noise) the brightest pixel is far brighter than the paper's middle.  A vignetted or shaded
+    photo's paper is its own brightness there, not the whole square's (contents.fill paints with it)."""
+    k = int(PAPER_WINDOW * cell) | 1
+    smooth = cv2.GaussianBlur(gray, (0, 0), PAPER_SMOOTH)
+    return cv2.morphologyEx(smooth, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+
+
 def darkness(square: np.ndarray, n: int) -> np.ndarray:
-    """0 (paper) .. 1 (ink), after dividing out uneven light."""
-    k = int(0.3 * square.shape[0] / n) | 1
-    # The paper is each neighbourhood's brightest (a closing) of the square smoothed a little: in a noisy
-    # picture (a dim photo's sensor noise) the brightest pixel is far brighter than the paper's middle,
-    # so all the paper read a little dark, and every edge's run of line spread across its band.
-    smooth = cv2.GaussianBlur(square, (0, 0), PAPER_SMOOTH)
-    bg = cv2.morphologyEx(smooth, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    """0 (paper) .. 1 (ink), after dividing out uneven light (paper: else in a noisy picture all the
+    paper read a little dark, and every edge's run of line spread across its band)."""
+    bg = paper(square, square.shape[0] / n)
     norm = square.astype(np.float32) / np.maximum(bg.astype(np.float32), 1.0)
     ink = percentile(norm, 0.5)  # np.percentile's number, quicker
     return np.clip((1.0 - norm) / max(1e-3, 1.0 - ink), 0.0, 1.0)

@@ -46,7 +46,7 @@ import cv2
 import numpy as np
 
 from ..vocab import Cell
-from . import digits, nets
+from . import cages, digits, nets
 from .stages import CageLayout, Contents, GridGeometry
 
 SIDE = 48  # the segmentation network's crop of one whole cell: 48 px keep a pencil mark's strokes apart
@@ -74,8 +74,6 @@ LABEL_PLACE = (0.04, 0.04, 0.5, 0.3)
 HIDES = 0.05  # of LABEL_PLACE covered by written ink: the label may be under an answer
 PAINT_RADIUS = 0.03  # of the cell side: how far round a taken-out pixel inpainting looks
 PAPER = 90  # percentile of a square's grey levels taken as its paper (alone_in, haloed)
-PAPER_WINDOW = 0.3  # of the cell side: fill's paper round a pixel is the brightest this far across (cages.darkness's)
-PAPER_SMOOTH = 1.5  # px: the grey is smoothed before its brightest is taken (a noisy photo's brightest pixel is no paper)
 # by_colour: a pen's colour lies this far (grey levels, of 255) or more off the line from the paper through
 # the print's to be told from it; the unmixing's error grows as the distance shrinks.  The scenes' pens
 # (devtools/scenes.PENS) on white, over black labels: green 51, blue 78, red 102, grey 4-8 (a photo's
@@ -336,7 +334,7 @@ def fill(gray: np.ndarray, mask: np.ndarray, xs: tuple[float, ...] | np.ndarray,
     vertical = (np.abs(np.arange(w)[:, None] - np.asarray(xs, float)[None, :]).min(axis=1) < band)[None, :]
     horizontal = (np.abs(np.arange(h)[:, None] - np.asarray(ys, float)[None, :]).min(axis=1) < band)[:, None]
     lines = vertical | horizontal
-    paper = _paper(gray, float(np.median(np.diff(np.asarray(xs, float)))))
+    paper = cages.paper(gray, float(np.median(np.diff(np.asarray(xs, float)))))  # the paper there, not the square's
     source = np.where(lines, paper, gray)
     inside = cv2.inpaint(source, mask.astype(np.uint8), radius, cv2.INPAINT_TELEA).astype(np.float32)
     value = np.where(vertical & horizontal, np.fmin(along, across),
@@ -345,15 +343,6 @@ def fill(gray: np.ndarray, mask: np.ndarray, xs: tuple[float, ...] | np.ndarray,
     out = gray.copy()
     out[mask] = np.clip(np.rint(value[mask]), 0, 255).astype(gray.dtype)
     return out
-
-
-def _paper(gray: np.ndarray, cell: float) -> np.ndarray:
-    """The paper round each pixel: the brightest of the grey smoothed a little within PAPER_WINDOW of a
-    `cell` (px) across (a closing: every stroke and line is narrower), so a vignetted or shaded photo's
-    paper is its own brightness there, not the whole square's."""
-    k = max(3, int(PAPER_WINDOW * cell)) | 1
-    smooth = cv2.GaussianBlur(gray, (0, 0), PAPER_SMOOTH)
-    return cv2.morphologyEx(smooth, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
 
 
 def _ends(gray: np.ndarray, mask: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
