@@ -49,10 +49,12 @@ READER_ALIASES = {"auto": "model", "glyphs": "model"}  # older names of the defa
 OUTPUT_KINDS = ("solved", "checked", "hint")  # the pictures kkvision writes: INPUT.<kind>.png
 OUTPUT_NAME = re.compile(rf"\.({'|'.join(OUTPUT_KINDS)})(-\d+)?\.(png|jpe?g|webp)$", re.IGNORECASE)
 # --debug-dir's pictures of one puzzle (vision/debug.py writes them by these names: the search's frames, then
-# each stage), and the folder of each puzzle of a page of several (vision/read.py: DEBUG_PUZZLE_FOLDER.format(k))
+# each stage), the folder of each puzzle of a page of several (vision/read.py: DEBUG_PUZZLE_FOLDER.format(k)),
+# and of each look at the picture after the first that found grids (read.py: DEBUG_LOOK_FOLDER.format(j))
 DEBUG_PICTURES = ("00_search.png", "01_grid.png", "02_warped.png", "03_contents.png", "04_cages.png", "05_clues.png")
 DEBUG_PUZZLE_FOLDER = "puzzle-{}"
-DEBUG_PUZZLE = re.compile(r"^puzzle-\d+$")
+DEBUG_LOOK_FOLDER = "look-{}"
+DEBUG_PUZZLE = re.compile(r"^(puzzle|look)-\d+$")
 
 
 def operator(spelling: str) -> str | None:

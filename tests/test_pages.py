@@ -225,6 +225,31 @@ def test_a_refused_grid_is_judged_by_what_its_reading_reached_and_traces_are_onl
     assert traces.keys() == records.keys() and all(traces[k] is reached for k, reached in records.items())
 
 
+def test_each_later_look_writes_its_debug_pictures_to_its_own_folder(monkeypatch, tmp_path):
+    """--debug-dir: the first look at a picture that finds grids writes to the folder itself, each later
+    one to look-J (an ad's sudoku found by the second look must not hide what the first made of the
+    KenKen); a page of several grids in one look still writes puzzle-K in that look's folder."""
+    from kkvision.errors import ClueUnreadable
+    from kkvision.vision import read
+    from kkvision.vision.stages import VisionOptions
+
+    _, kenken = _kenken_drawn(6, 0)
+    looks = [[(kenken.geometry, None)], [], [(kenken.geometry, None), (kenken.geometry, None)]]
+    monkeypatch.setattr(read, "searches", lambda image: iter(looks))
+    folders: list[object] = []
+
+    def read_grid(image, geom, square, name, opts):
+        folders.append(opts.debug_dir)
+        return read.Attempt(kenken, ClueUnreadable("refused"))
+
+    monkeypatch.setattr(read, "_read_grid", read_grid)
+    read.read_page(np.zeros((9, 9), np.uint8), "x", VisionOptions(debug_dir=tmp_path))
+    assert folders == [tmp_path, tmp_path / "look-2" / "puzzle-1", tmp_path / "look-2" / "puzzle-2"]
+    folders.clear()
+    read.read_page(np.zeros((9, 9), np.uint8), "x", VisionOptions())
+    assert folders == [None, None, None]
+
+
 @pytest.mark.parametrize("angle", [-1.5, 1.2])
 def test_a_frame_touching_a_rule_on_a_page_scanned_askew_is_a_candidate(angle):
     """A rule along the frame's left side, longer than it and touching it, makes the frame's outline

@@ -40,7 +40,7 @@ from ..errors import (
     UsageError,
 )
 from ..solver import load_cp_model, time_budget
-from ..vocab import DEBUG_PUZZLE_FOLDER, Cell, cell_name
+from ..vocab import DEBUG_LOOK_FOLDER, DEBUG_PUZZLE_FOLDER, Cell, cell_name
 from .agree import agree_with_labels
 from .borders import check_borders
 from .cages import darkness, find_cages
@@ -126,17 +126,23 @@ def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | Non
     so too when every one was refused (a keypad, or an ad's sudoku thumbnail read
     as a 3x3 of its boxes, found before a dim or light-on-dark KenKen): a later
     look that solves a grid is taken, else the first refusals of a grid that looks
-    like a KenKen (labels where its cages start), else the first refusals.  `traces`, when given, gets
+    like a KenKen (labels where its cages start), else the first refusals.  With a debug folder, each look
+    after the first that found grids writes its pictures to its own subfolder (DEBUG_LOOK_FOLDER), so an
+    ad's sudoku found later never hides the KenKen's.  `traces`, when given, gets
     what each puzzle's reading reached (by its number), a refused one's too: for the benchmarks'
     per-stage scores (through pipeline.read_source), filled once the page is read, changing nothing read."""
     first = 0  # how many grids the first search that found any found
     held: tuple[int, list[tuple[int, Reading | Refusal]]] | None = None
     held_bare, held_reached = True, {}
+    looks = 0  # the looks that found grids: a later one's --debug-dir pictures go to its own folder
     for grids in searches(image):
         if not grids:
             continue
         first = first or len(grids)
-        out, bare, reached = _read_grids(image, grids, name, opts, only)
+        looks += 1
+        seen = (opts if looks == 1 or opts.debug_dir is None
+                else replace(opts, debug_dir=opts.debug_dir / DEBUG_LOOK_FOLDER.format(looks)))
+        out, bare, reached = _read_grids(image, grids, name, seen, only)
         if out and only is None and all(isinstance(r, Refusal) for _, r in out):
             if held is None or held_bare and not bare:  # the KenKen may be in a later look
                 held, held_bare, held_reached = (len(grids), out), bare, reached
