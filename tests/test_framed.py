@@ -44,6 +44,19 @@ def test_a_speck_left_beside_the_answer_is_left_out_of_its_frame():
     assert np.allclose(framed.framed(specked), framed.framed(alone))
 
 
+def test_a_lines_piece_along_the_sides_is_left_out_of_the_frame_but_not_all_the_ink():
+    """A blurred frame line left in the answer's mask as an L along the area's bottom and right sides (a
+    phone photo's, bigger than a speck) is a line's, not the answer's: the 7 is framed alone.  A piece
+    along a side that is all the ink there is, is framed."""
+    alone = _seven(64, (14, 14), 36)
+    lined = alone.copy()
+    lined[58:61, 4:61] = lined[4:61, 58:61] = 1.0  # ~340 px of L, within EDGE of the sides
+    assert np.allclose(framed.framed(lined), framed.framed(alone))
+    side = np.zeros((64, 64), np.float32)
+    side[8:56, 58:61] = 1.0
+    assert framed.framed(side) is not None
+
+
 def test_ink_that_is_all_specks_is_framed_by_its_largest():
     """A noisy cell: twenty-five specks, each 4% of the ink (none SPECK of it): framed, not a failure."""
     dark = np.zeros((64, 64), np.float32)

@@ -31,6 +31,11 @@ MODEL = "answers.onnx"
 FRAME, BOX = 28, 20  # MNIST's: a 28 x 28 crop, the digit's box 20 px on its longer side
 LEVEL = 0.3  # of the cell's darkness (paper to its darkest ink): a pixel this dark is the answer's ink
 SPECK = 0.05  # of the answer's ink: a piece of ink apart from the rest smaller than this is a speck
+# a piece of ink with nearly all its pixels (EDGE_SHARE) this near the area's sides (of its side) is a cell
+# line's, never the answer's: a phone photo's blurred frame, its colour near a dark pen's, was left in the
+# answer's mask as an L along two sides and framed with a 6 read 4 (the heaviest cage border and its blur
+# are under a tenth of a cell, contents.LINE_BAND)
+EDGE, EDGE_SHARE = 0.12, 0.9
 AREA = (0.02, 0.02, 0.98, 0.98)  # the part of the cell looked at, in cell sides: all but its lines' middle
 AREA_SIDE = 64  # px: the cell's area is read at this size before framing (a 20 px box keeps its detail)
 # stroke_crops: a stroke (a piece of the cell's ink) the mask covers this share of is the answer's whole
@@ -73,13 +78,20 @@ def stroke_crops(square: np.ndarray, ink: np.ndarray, cell_boxes: list[tuple[flo
 
 
 def framed(dark: np.ndarray) -> np.ndarray | None:
-    """A digit's darkness (0..1, any size) framed as MNIST frames one: its ink's box (specks left out)
-    scaled to BOX on its longer side, centred by its mass in FRAME x FRAME; None when it has no ink."""
+    """A digit's darkness (0..1, any size) framed as MNIST frames one: its ink's box (specks and the lines'
+    pieces along the sides left out, EDGE) scaled to BOX on its longer side, centred by its mass in FRAME x
+    FRAME; None when it has no ink."""
     ink = (dark >= LEVEL).astype(np.uint8)
     if int(ink.sum()) < 4:
         return None
     _, parts, sizes, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     areas = sizes[1:, cv2.CC_STAT_AREA]
+    h, w = dark.shape
+    ys, xs = np.mgrid[:h, :w]
+    near = ((np.minimum(ys, h - 1 - ys) < EDGE * h) | (np.minimum(xs, w - 1 - xs) < EDGE * w)).ravel()
+    edged = np.bincount(parts.ravel(), weights=near, minlength=len(areas) + 1)[1:] >= EDGE_SHARE * areas
+    if not edged.all():  # the lines' pieces out, unless they are all the ink there is
+        areas = np.where(edged, 0, areas)
     big = np.flatnonzero(areas >= SPECK * areas.sum())  # none when the ink is all specks: its largest
     kept = np.isin(parts, 1 + (big if len(big) else np.array([int(areas.argmax())])))
     kept = cv2.dilate(kept.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0  # with the strokes' soft rims
