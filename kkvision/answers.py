@@ -14,24 +14,18 @@ from .vision.stages import ClueReading, GridGeometry
 from .vocab import Cell, cell_name
 
 BLANK = 0
-# A cell is wrong when its right digit is at most NOT_RIGHT probable and the other digits at least
-# WRONG_SURE together (written, and not the right digit, at least that surely: a digit the grid cannot
-# hold, read where the right one is written, counts as not the right one too), the two likeliest of the
-# digits the grid can hold at least CONCENTRATED (a reading spread thin over many digits, or over digits
-# no one writes in that grid, is a confused one, never a verdict).
-# Set on bench/check.py's scenes of seeds 100..159 (bench/check_rules.py), apart from the seeds 0..49 it
-# reports: a right answer in a held-out hand was read 0.028 probable, its two likeliest others 0.9 (so
-# 0.05 with the two likeliest others at 0.85, the rule before, called it wrong); of 232 wrong cells
-# written there this rule calls 225 (the others counted only over the grid's digits: 222), of 3657 right
-# cells none; counting the others over every digit for CONCENTRATED as well called 226 there, but a
-# right 2 of a held-out hand in a 6x6 read 9/1/6/7 on seeds 0..49 wrong.  The likeliest digit must also
-# stay so with the cell's box nudged (_unsteady): a right 2 of a held-out hand, its stroke through
-# the label, read 7 0.48, 1 0.34, 2 0.018 on seeds 0..49, and 1 before 7 with the box nudged; on seeds
-# 100..159 that costs 2 of 227 (the full rule under every nudge cost 8 of 181 on seeds 0..49).
-# With the calibrated reader of real hands (models/README.md: sharper than the one these were set for),
-# NOT_RIGHT is 0.005: on bench/check.py's working split (seeds 0..49, 'dev' writers) two right answers
-# were called wrong at 0.02, a flat-topped 3 read 7 (the 3 at 0.008) and a 4 written over its label
-# read 1 (the 4 at 0.018); a wrong answer's right digit is read at 0.001 or less as a rule.
+# A cell is wrong, to the cell reader, when its right digit is at most ONE_READER probable (below) and the
+# other digits at least WRONG_SURE together (written, and not the right digit, at least that surely: a digit
+# the grid cannot hold, read where the right one is written, counts as not the right one too), the two
+# likeliest of the digits the grid can hold at least CONCENTRATED (a reading spread thin over many digits, or
+# over digits no one writes in that grid, is a confused one, never a verdict); the framed-answer reader must
+# agree (ONE_READER, JOINT).  WRONG_SURE and CONCENTRATED were set on bench/check.py's scenes of seeds
+# 100..159 (bench/check_rules.py), apart from the seeds it reports: a right answer in a held-out hand was
+# read 0.028 probable, its two likeliest others 0.9; counting the others over every digit for CONCENTRATED
+# too, a right 2 of a held-out hand in a 6x6 read 9/1/6/7 was called wrong.
+# A digit the cell reader gives NOT_RIGHT or less is not what is written (_maybe): with the calibrated
+# reader of real hands a wrong answer's right digit is read at 0.001 or less as a rule, while right answers
+# were read 0.008 (a flat-topped 3 read 7) and 0.018 (a 4 written over its label read 1).
 NOT_RIGHT = 0.005
 WRONG_SURE = 0.85
 CONCENTRATED = 0.5
@@ -53,18 +47,24 @@ ANSWERED = 0.5
 # Below digits.SURE: on those scenes no written cell was read above 0.31 blank (3885 of them), while 185
 # of 3666 blank ones were read 0.8-0.9 (a label's tail, a shadow, notes): at SURE they were unsure.
 BLANK_SURE = 0.8
-# A cell read surely as another digit (NOT_RIGHT, WRONG_SURE) is called wrong only when the framed-answer
+# A cell read surely as another digit (WRONG_SURE, CONCENTRATED) is called wrong only when the framed-answer
 # reader (vision/framed.py: the answer's ink alone and its whole strokes, each framed as MNIST frames a
-# digit) gives the right digit less than FRAMED_DOUBT both ways: two readers that disagree on a shape make
-# it not judged, never wrong.  On bench/check.py's real hands of the working split, seeds 100..179 (not
-# the ones it reports), it left 5 of 7 right answers called wrong not judged and every wrong one of the
-# 111 called wrong called so (the most a wrong answer's right digit was read: 0.0029 from its ink alone,
-# 0.18 from its strokes).  Nor is it called wrong when the framed reader's likeliest digit is not the cell
-# reader's in either framing: they agree that it is not the right digit but not on what it is (a thin 1
-# written through a label's '÷' read 7 by one and 4 by the other; pencil candidates '4 8 6' read 6 and 4;
-# a 2 over its label read 7, and 3 or 8).  On the working split's seeds 100..179 and 200..279 (not the
-# ones it reports) that left 3 of 4 right or pencil cells still called wrong not judged and cost 2 of 255
-# wrong answers caught (the fourth: an MNIST 8 that reads 7 to both, and to a person).
+# digit) agrees: the cell reader's likeliest digit is its likeliest in one of its framings (two readers
+# that see different digits see a shape between them: a thin 1 written through a label's '÷' read 7 by one
+# and 4 by the other; pencil candidates '4 8 6' read 6 and 4), neither reader gives the right digit more
+# than ONE_READER, and the two, taken as independent evidence, give it at most JOINT together (the product
+# of the cell reader's probability and the framed reader's likelier framing's).  On bench/check_rules.py's
+# real hands of the working split (seeds 100..259, not the ones bench/check.py reports): of 277 wrong
+# answers this calls 262 and of the right, pencil and blank cells none; the right cells nearest are a 3
+# read 2 by both (0.022 x 0.0014) and an 8 read 5 (0.0018 x 0.018), both 3e-5.  JOINT 2e-5 called as many,
+# 3e-6 four fewer; ONE_READER 0.02..0.05 the same.  The rule before (the cell reader's right digit at most
+# NOT_RIGHT, the framed reader's under FRAMED_DOUBT, the likeliest steady with the box nudged) called 253
+# and that 8 wrong: each reader's bound alone is loose where the other is sure, and the nudges saved no
+# right cell there once the framed reader is asked.
+ONE_READER = 0.05
+JOINT = 1e-5
+# A digit some reader of a cell gives more than NOT_RIGHT (the cell reader) or FRAMED_DOUBT (the framed-answer
+# reader) may be what is written there (_maybe: the answers in the cells a grid read in part leaves open).
 FRAMED_DOUBT = 0.1
 # The answers are evidence of the puzzle too (reading.against_answers): an answer is the cell's digit
 # WRITTEN_RIGHT of the time, else any other of the grid's n - 1 digits, so a grid that agrees with it is
@@ -233,9 +233,9 @@ def _maybe(picture: np.ndarray, geometry: GridGeometry, cells: list[Cell]) -> di
     """The digits each written cell's answer may be, each with the most any reader gives it (_ruled_out's);
     none for a cell that may be blank (nothing and notes more than 1 - WRONG_SURE to the cell reader),
     whose ink is too faint to be an answer, or whose readers do not agree on its likeliest digit (the
-    cell reader's, with its box nudged as read_written's _unsteady nudges it, and the framed-answer
-    reader's in one of its framings, as read_written asks before calling a cell wrong: a shape between
-    digits is not judged)."""
+    cell reader's, also with its box nudged a few percent (digits.NUDGES: how far a photo's cell lines
+    may be off), and the framed-answer reader's in one of its framings: a shape between digits is not
+    judged)."""
     from .vision.contents import alone_in, written_ink
     from .vision.digits import FAINT_INK, NOTES, digit_crops, ink_contrast, read_digits
 
@@ -315,12 +315,14 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
     With the solution, a cell is judged as surely as its reading allows: right
     when the right digit is SURE given that the cell holds what the grid's
     cells can (_in_grid) and the odds before reading of ANSWERED (_right_given);
-    wrong when the right digit is at most NOT_RIGHT and the others are
+    wrong when the right digit is at most ONE_READER and the others are
     WRONG_SURE together (_surely_other), though which of them is less sure
-    (the most probable is given), and that digit stays the likeliest with the
-    cell's box nudged a few percent (_unsteady) and the framed-answer reader
-    gives the right digit less than FRAMED_DOUBT and that digit as its likeliest
-    in one of its framings; neither, it is read again
+    (the most probable is given), and the framed-answer reader sees that
+    digit as its likeliest in one of its framings, gives the right digit at
+    most ONE_READER, and the two readers' probabilities of it multiply to at
+    most JOINT (the cell reader reading the cell's ink alone giving it at most
+    ONE_READER too); else not judged, or, when the right digit is read more
+    than NOT_RIGHT, as a cell read again.  Neither, it is read again
     from the cell's ink that is no label's alone (contents.alone_in: an answer
     written over its label's corner, or blurred in a photo, is read less
     surely with the label beside it, a 1 touching a label's '+' as a 7), by
@@ -353,7 +355,7 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
     grid = [[BLANK] * n for _ in range(n)]
     unsure: list[Cell] = []
     pencil: list[Cell] = []
-    called: list[tuple[Cell, int]] = []
+    called: list[tuple[Cell, int, float]] = []  # cells called wrong: their likeliest digit, the right one's probability
     again: list[Cell] = []  # cells to read again from their ink alone
     for (r, c), p in zip(cells, probs):
         notes = float(p[NOTES]) if len(p) > NOTES else 0.0
@@ -372,40 +374,41 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
             unsure.append((r, c))
         elif solution is not None and right >= SURE:
             grid[r][c] = solution[r][c]
-        elif solution is not None and _surely_other(p[1:NOTES], solution[r][c], n):
+        elif solution is not None and _surely_other(p[1:NOTES], solution[r][c], n, ONE_READER):
             others = p[1:n + 1].copy()
             others[solution[r][c] - 1] = 0.0
             grid[r][c] = int(others.argmax()) + 1  # surely not the right digit: the likeliest of the others
-            called.append(((r, c), int(p[1:NOTES].argmax()) + 1))
+            called.append(((r, c), int(p[1:NOTES].argmax()) + 1, float(p[solution[r][c]])))
         elif solution is not None:
             again.append((r, c))  # neither surely right nor surely wrong: read again below
         elif q[k] >= SURE:
             grid[r][c] = k
         else:
             unsure.append((r, c))
-    unsteady = _unsteady(square, geometry, called)
-    for r, c in unsteady:
-        grid[r][c] = BLANK  # surely not right as the box is, but not with it moved: not judged
-        unsure.append((r, c))
-    wrong = [cell for cell, _ in called if cell not in unsteady]
+    wrong = [cell for cell, _, _ in called]
     if (again or wrong) and solution is not None:
         looked = again + wrong
         boxes = [geometry.cell_box(r, c) for r, c in looked]
         mask = written_ink(square, geometry, looked, geometry.colour_square(picture))
         alone = alone_in(square, mask)
-        firsts = read_digits(digit_crops(alone, boxes[:len(again)])) if again else np.zeros((0, NOTES + 1))
+        firsts = read_digits(digit_crops(alone, boxes))  # the cell reader's of the ink alone
         seconds = _framed_readings(square, mask, alone, boxes)  # the framed-answer reader's two: (N, 2, 9)
-        for (r, c), p, f in zip(again, firsts, seconds):
+        second = []  # called wrong by the cell reader, not by the others: read as the cells read again
+        for ((r, c), likeliest, first_right), p, f in zip(called, firsts[len(again):], seconds[len(again):]):
+            seen = [int(framing.argmax()) + 1 for framing in f if framing.max() > 0]  # a framing of no ink sees none
+            framed_right = float(f[:, solution[r][c] - 1].max())
+            if (likeliest not in seen or framed_right > ONE_READER or first_right * framed_right > JOINT
+                    or p[solution[r][c]] > ONE_READER):
+                grid[r][c] = BLANK  # the framed reader sees another digit, or the right one too: not judged,
+                if first_right > NOT_RIGHT:  # unless the right digit may be written and is SURE to another look
+                    second.append(((r, c), p, f))
+                else:  # never right (a wrong 4 framed was read its cell's right 2 surely)
+                    unsure.append((r, c))
+        for (r, c), p, f in list(zip(again, firsts, seconds)) + second:
             if (_right_given(_in_grid(p, n, NOTES), n, solution[r][c]) >= SURE
                     or any(_framed_right(framing, n, solution[r][c]) for framing in f)):
                 grid[r][c] = solution[r][c]
             else:
-                unsure.append((r, c))
-        likeliest = dict(called)
-        for (r, c), f in zip(wrong, seconds[len(again):]):
-            seen = [int(framing.argmax()) + 1 for framing in f if framing.max() > 0]  # a framing of no ink sees none
-            if f[:, solution[r][c] - 1].max() >= FRAMED_DOUBT or likeliest[(r, c)] not in seen:
-                grid[r][c] = BLANK  # the framed reader sees the right digit too, or another than the cell reader
                 unsure.append((r, c))
     return Written(tuple(tuple(row) for row in grid), tuple(sorted(unsure)), tuple(pencil))
 
@@ -438,20 +441,6 @@ def _right_given(q: np.ndarray, size: int, right: int, answered: float = ANSWERE
     held = answered * float(q[right])
     doubt = (1.0 - answered) / max(1, size - 1) * others + answered * float(q[0] + q[NOTES])
     return held / max(held + doubt, 1e-12)
-
-
-def _unsteady(square: np.ndarray, geometry: GridGeometry, called: list[tuple[Cell, int]]) -> list[Cell]:
-    """Of the cells called wrong, each with its likeliest digit (any of 1..9), those whose likeliest
-    digit is another with the cell's box nudged a few percent (digits.NUDGES: how far a photo's cell
-    lines may be off): a confused reading (a hand's right 2, its stroke through the label, read 7 or 1
-    as the box moves), never ground for calling an answer wrong."""
-    from .vision.digits import NOTES
-
-    if not called:
-        return []
-    probs = _nudged_readings(square, geometry, [cell for cell, _ in called])
-    return [cell for (cell, likeliest), p in zip(called, probs)
-            if any(int(q[1:NOTES].argmax()) + 1 != likeliest for q in p)]
 
 
 def _nudged_readings(square: np.ndarray, geometry: GridGeometry, cells: list[Cell]) -> np.ndarray:
