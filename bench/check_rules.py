@@ -54,7 +54,7 @@ class Cell:
     framed: np.ndarray  # the framed-answer reader's two framings (2, 9: the digits 1..9)
     nudged: np.ndarray  # the cell reader's with the cell's box nudged (digits.NUDGES)
     size: int
-    right: int  # the solution's digit
+    right: int  # the solution's digit (the truth's: a grid read in part leaves some of its own open)
     written: int | None  # what the scene wrote there (None: nothing or pencil marks)
     pencil: bool  # only pencil marks
     no_ink: bool  # no ink where an answer goes: blank whatever the reader says
@@ -105,7 +105,7 @@ def cells_of(args: tuple[int, int]) -> list[Cell]:
         for (r, c), box, p, a, f, m in zip(where, boxes, probs, again, framings, moved):
             ink = ink_contrast(square, box)
             written = truth.fill.answers.get((r, c))
-            out.append(Cell(np.asarray(p), np.asarray(a), np.asarray(f), np.asarray(m), n, result.solution[r][c],
+            out.append(Cell(np.asarray(p), np.asarray(a), np.asarray(f), np.asarray(m), n, truth.solution[r][c],
                             None if written is None else written[0], written is None,
                             ink < EMPTY_INK_SHARE * line_contrast(square, box), ink < FAINT_INK,
                             f"{sc.name} {chr(ord('A') + c)}{r + 1}"))
