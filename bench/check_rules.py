@@ -118,13 +118,9 @@ def called_wrong(c: Cell, one_reader: float, joint: float) -> bool:
     from kkvision.vision.digits import NOTES
 
     p, right = c.probs, c.right
-    if not answers._surely_other(p[1:NOTES], right, c.size, one_reader):
-        return False
-    likeliest = int(p[1:NOTES].argmax()) + 1
-    seen = [int(f.argmax()) + 1 for f in c.framed if f.max() > 0]
-    framed_right = float(c.framed[:, right - 1].max())
-    return (likeliest in seen and framed_right <= one_reader and float(p[right]) * framed_right <= joint
-            and float(c.alone[right]) <= one_reader)
+    return (answers._surely_other(p[1:NOTES], right, c.size, one_reader)
+            and answers._both_rule_out(right, int(p[1:NOTES].argmax()) + 1, float(p[right]), float(c.alone[right]),
+                                       c.framed, one_reader, joint))
 
 
 def called_before(c: Cell) -> bool:

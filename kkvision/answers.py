@@ -395,10 +395,7 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
         seconds = _framed_readings(square, mask, alone, boxes)  # the framed-answer reader's two: (N, 2, 9)
         second = []  # called wrong by the cell reader, not by the others: read as the cells read again
         for ((r, c), likeliest, first_right), p, f in zip(called, firsts[len(again):], seconds[len(again):]):
-            seen = [int(framing.argmax()) + 1 for framing in f if framing.max() > 0]  # a framing of no ink sees none
-            framed_right = float(f[:, solution[r][c] - 1].max())
-            if (likeliest not in seen or framed_right > ONE_READER or first_right * framed_right > JOINT
-                    or p[solution[r][c]] > ONE_READER):
+            if not _both_rule_out(solution[r][c], likeliest, first_right, float(p[solution[r][c]]), f):
                 grid[r][c] = BLANK  # the framed reader sees another digit, or the right one too: not judged,
                 if first_right > NOT_RIGHT:  # unless the right digit may be written and is SURE to another look
                     second.append(((r, c), p, f))
@@ -411,6 +408,19 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
             else:
                 unsure.append((r, c))
     return Written(tuple(tuple(row) for row in grid), tuple(sorted(unsure)), tuple(pencil))
+
+
+def _both_rule_out(right: int, likeliest: int, first_right: float, alone_right: float, framings: np.ndarray,
+                   one_reader: float = ONE_READER, joint: float = JOINT) -> bool:
+    """Do the readers of a cell the cell reader calls surely another digit (`likeliest`, of 1..9) agree
+    that its `right` digit is not written: the framed-answer reader (`framings`: its two, (2, 9)) sees
+    `likeliest` in one framing (one of no ink sees none), neither it nor the cell reader (the right
+    digit's probability as read, `first_right`, and of the cell's ink alone) gives the right digit more
+    than ONE_READER, and the two readers' probabilities of it multiply to at most JOINT."""
+    seen = [int(framing.argmax()) + 1 for framing in framings if framing.max() > 0]
+    framed_right = float(framings[:, right - 1].max())
+    return (likeliest in seen and framed_right <= one_reader and alone_right <= one_reader
+            and first_right * framed_right <= joint)
 
 
 def _framed_right(probs: np.ndarray, size: int, right: int) -> bool:
