@@ -54,13 +54,13 @@ BLANK_SURE = 0.8
 # and 4 by the other; pencil candidates '4 8 6' read 6 and 4), neither reader gives the right digit more
 # than ONE_READER, and the two, taken as independent evidence, give it at most JOINT together (the product
 # of the cell reader's probability and the framed reader's likelier framing's).  On bench/check_rules.py's
-# real hands of the working split (seeds 100..259, not the ones bench/check.py reports): of 277 wrong
-# answers this calls 262 and of the right, pencil and blank cells none; the right cells nearest are a 3
-# read 2 by both (0.022 x 0.0014) and an 8 read 5 (0.0018 x 0.018), both 3e-5.  JOINT 2e-5 called as many,
-# 3e-6 four fewer; ONE_READER 0.02..0.05 the same.  The rule before (the cell reader's right digit at most
-# NOT_RIGHT, the framed reader's under FRAMED_DOUBT, the likeliest steady with the box nudged) called 253
-# and that 8 wrong: each reader's bound alone is loose where the other is sure, and the nudges saved no
-# right cell there once the framed reader is asked.
+# real hands of the working split (seeds 100..259, not the ones bench/check.py reports): of 292 wrong
+# answers this calls 276 and of 6153 right or pencil cells none; the nearest are a 3 read 2 by both
+# (0.022 x 0.0014) and an 8 read 5 (0.0018 x 0.018), 3e-5 each.  JOINT 2e-5 called as many, 3e-6 four
+# fewer, 1e-4 two more and three right cells; ONE_READER 0.02..0.1 the same.  The rule before (the cell
+# reader's right digit at most NOT_RIGHT, the framed reader's under FRAMED_DOUBT, the likeliest steady
+# with the box nudged) called 266 and two right cells (that 8 among them): each reader's bound alone is
+# loose where the other is sure, and the nudges saved no right cell there once the framed reader is asked.
 ONE_READER = 0.05
 JOINT = 1e-5
 # A digit some reader of a cell gives more than NOT_RIGHT (the cell reader) or FRAMED_DOUBT (the framed-answer
