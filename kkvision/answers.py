@@ -44,8 +44,11 @@ IN_GRID = 0.25
 # 119 wrong answers none was either way (the most any wrong cell's right digit was read: 0.13).
 ANSWERED = 0.5
 # A cell is blank (nothing written, or only pencil marks) when nothing or notes are this probable together.
-# Below digits.SURE: on those scenes no written cell was read above 0.31 blank (3885 of them), while 185
-# of 3666 blank ones were read 0.8-0.9 (a label's tail, a shadow, notes): at SURE they were unsure.
+# Below digits.SURE: on the font scenes no written cell was read above 0.31 blank (3885 of them), while 185
+# of 3666 blank ones were read 0.8-0.9 (a label's tail, a shadow, notes): at SURE they were unsure.  Real
+# hands are read so less surely: on bench/check_rules.py's (seeds 100..259) 15 of the written cells were
+# read 0.8 or more nothing or notes (the most 0.98; 10 at 0.9), all right answers, taken as blank: a gap
+# (a wrong answer read so would be taken as blank too), that a higher bound does not close.
 BLANK_SURE = 0.8
 # A cell read surely as another digit (WRONG_SURE, CONCENTRATED) is called wrong only when the framed-answer
 # reader (vision/framed.py: the answer's ink alone and its whole strokes, each framed as MNIST frames a
