@@ -473,12 +473,13 @@ def _framed_readings(square: np.ndarray, mask: np.ndarray, alone: np.ndarray,
     return np.stack([read_framed(framed_crops(alone, boxes)), read_framed(stroke_crops(square, mask, boxes))], 1)
 
 
-def _surely_other(digit_probs: np.ndarray, right: int, size: int, not_right: float = NOT_RIGHT,
+def _surely_other(digit_probs: np.ndarray, right: int, size: int, not_right: float,
                   wrong_sure: float = WRONG_SURE, concentrated: float = CONCENTRATED) -> bool:
     """Whether a cell of a size x size grid surely holds a digit other than the right one, from the
-    reader's probabilities of the digits 1..9: the right digit is at most NOT_RIGHT, the other digits
-    (any of them) at least WRONG_SURE together, and the two likeliest of the grid's digits 1..size
-    CONCENTRATED (other bounds: bench/check_rules.py weighs the rule's neighbours)."""
+    reader's probabilities of the digits 1..9: the right digit is at most `not_right` (read_written's
+    ONE_READER, weighed with the framed-answer reader), the other digits (any of them) at least
+    WRONG_SURE together, and the two likeliest of the grid's digits 1..size CONCENTRATED (other
+    bounds: bench/check_rules.py weighs the rule's neighbours)."""
     others = np.asarray(digit_probs, dtype=float).copy()
     others[right - 1] = 0.0
     return bool(digit_probs[right - 1] <= not_right and float(others.sum()) >= wrong_sure

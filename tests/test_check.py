@@ -261,7 +261,10 @@ def test_a_digit_read_where_there_is_no_ink_is_blank(filled, monkeypatch):
     ({9: 0.33, 1: 0.22, 6: 0.17, 7: 0.13, 8: 0.08}, 6, False),
 ])
 def test_a_cell_is_wrong_only_when_its_right_digit_is_surely_not_what_was_written(probs, size, wrong):
-    from kkvision.answers import _surely_other
+    """The cell reader's half of the wrong rule (answers._surely_other): the others' share and spread, at
+    the right digit's bound NOT_RIGHT (read_written asks it at ONE_READER, with the framed reader: the
+    test of the two readers together is below)."""
+    from kkvision.answers import NOT_RIGHT, _surely_other
 
     right = 2
     # a right answer in a held-out hand read 0.028, a real writer's flat-topped 3 read 7 with the 3 at 0.008
@@ -270,7 +273,7 @@ def test_a_cell_is_wrong_only_when_its_right_digit_is_surely_not_what_was_writte
         for d, p in probs.items():
             digits[d - 1] = p
         digits[right - 1] = p_right
-        assert _surely_other(digits, right, size) == verdict
+        assert _surely_other(digits, right, size, NOT_RIGHT) == verdict
 
 
 def _read_cell_as(monkeypatch, filled, centred, nudged, framed_as=None):

@@ -33,9 +33,9 @@ LEVEL = 0.3  # of the cell's darkness (paper to its darkest ink): a pixel this d
 SPECK = 0.05  # of the answer's ink: a piece of ink apart from the rest smaller than this is a speck
 # a piece of ink with nearly all its pixels (EDGE_SHARE) this near the area's sides (of its side) is a cell
 # line's, never the answer's: a phone photo's blurred frame, its colour near a dark pen's, was left in the
-# answer's mask as an L along two sides and framed with a 6 read 4 (the heaviest cage border and its blur
-# are under a tenth of a cell, contents.LINE_BAND)
-EDGE, EDGE_SHARE = 0.12, 0.9
+# answer's mask as an L along two sides and framed with a 6 read 4 (EDGE: the band by a lattice line a
+# taken-out pixel may be on, contents.LINE_BAND: the heaviest cage border and its blur are under a tenth of a cell)
+EDGE, EDGE_SHARE = contents.LINE_BAND, 0.9
 AREA = (0.02, 0.02, 0.98, 0.98)  # the part of the cell looked at, in cell sides: all but its lines' middle
 AREA_SIDE = 64  # px: the cell's area is read at this size before framing (a 20 px box keeps its detail)
 # stroke_crops: a stroke (a piece of the cell's ink) the mask covers this share of is the answer's whole

@@ -140,9 +140,9 @@ def read_page(image: np.ndarray, name: str, opts: VisionOptions, only: int | Non
             continue
         first = first or len(grids)
         looks += 1
-        seen = (opts if looks == 1 or opts.debug_dir is None
-                else replace(opts, debug_dir=opts.debug_dir / DEBUG_LOOK_FOLDER.format(looks)))
-        out, bare, reached = _read_grids(image, grids, name, seen, only)
+        look_opts = (opts if looks == 1 or opts.debug_dir is None
+                     else replace(opts, debug_dir=opts.debug_dir / DEBUG_LOOK_FOLDER.format(looks)))
+        out, bare, reached = _read_grids(image, grids, name, look_opts, only)
         if out and only is None and all(isinstance(r, Refusal) for _, r in out):
             if held is None or held_bare and not bare:  # the KenKen may be in a later look
                 held, held_bare, held_reached = (len(grids), out), bare, reached
