@@ -127,3 +127,19 @@ def test_a_second_label_whose_cage_more_than_one_line_could_part_is_left_as_it_i
     labels.update({(0, 0): "7+", (1, 0): "", (1, 1): "4", (2, 0): "", (2, 1): ""})
     assert agree_with_labels(lay, cells(4, labels)) is lay
 
+
+
+def test_a_label_read_under_a_written_answer_starts_no_cage():
+    # 3x3, rows are cages.  In B1 (inside row 1's cage) a big answer was written over the label's
+    # place; what the label reader made of it there ('3', surely) is the answer's ink, not a label
+    # whose border the lines missed: with B1 among the cells a written answer hides, nothing changes.
+    lay = layout(3, [], [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)])
+    labels = {(0, 0): "6+", (0, 1): "3", (1, 0): "6+", (2, 0): "6+"}
+    assert agree_with_labels(lay, cells(3, labels), hidden=frozenset({(0, 1)})) is lay
+    # not hidden, the same reading parts the cage (as a highlight's glow hiding the border would)
+    assert tuple(map(str, agree_with_labels(lay, cells(3, labels)).changed)) == ("A1|B1 border",)
+    # a label under an answer in a cage's first cell still keeps its edges: an empty cage beside it
+    # does not open into it
+    labels = {(0, 0): "6+", (1, 0): "", (2, 0): "6+"}
+    fixed = agree_with_labels(lay, cells(3, labels), hidden=frozenset({(0, 0)}))
+    assert ((0, 0), (0, 1), (0, 2)) in fixed.cages

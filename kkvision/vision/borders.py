@@ -30,7 +30,8 @@ FLIP_SEEN = 8.0  # nats: a border whose other call costs more is not reconsidere
 MAX_FLIPS = 8  # the least sure borders reconsidered, at most (each costs one solver run)
 
 
-def check_borders(layout: CageLayout, cells: dict[Cell, LabelReading], grid: Grid, time_limit: float) -> None:
+def check_borders(layout: CageLayout, cells: dict[Cell, LabelReading], grid: Grid, time_limit: float,
+                  hidden: frozenset[Cell] = frozenset()) -> None:
     """Raise UncertainReading when flipping an unsure border gives a layout
     whose reading is nearly as probable as the answer's and solves otherwise."""
     n = len(layout.right_thick)
@@ -46,7 +47,7 @@ def check_borders(layout: CageLayout, cells: dict[Cell, LabelReading], grid: Gri
         edges[r, c] = not edges[r, c]
         cages = tuple(tuple(g) for g in group(n, right, down))
         flipped = agree_with_labels(CageLayout(cages, rows(right), rows(down), layout.threshold,
-                                               layout.right_margin, layout.down_margin), cells)
+                                               layout.right_margin, layout.down_margin), cells, hidden)
         if flipped.cages == layout.cages:
             continue
         weighed = _weigh(flipped, cells, n, time_limit, within=base[0] + MARGIN - cost)

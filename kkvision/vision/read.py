@@ -549,7 +549,8 @@ def _read_once(way: _Ways, k: int, name: str, opts: VisionOptions, second_model:
         else:
             layout, cells = drawn, read_cells(square, geom, labels)
         reached = replace(reached, drawn=layout)
-        layout = agree_with_labels(layout, cells)
+        hidden = under_answers(geom, contents)  # labels a written answer may hide: read less surely, moving no border
+        layout = agree_with_labels(layout, cells, hidden)
         reached = replace(reached, layout=layout)
         log.info("%s: %d cages", name, len(layout.cages))
         clues = given_labels(read_clues(square, geom, layout, cells, labels), opts.labels)
@@ -557,13 +558,12 @@ def _read_once(way: _Ways, k: int, name: str, opts: VisionOptions, second_model:
         log.info("%s: labels read (%s) with %d tesseract process(es): %s", name, labels.name, labels.processes,
                  " ".join(c.text or "?" for c in clues))
         _mended_too_much(layout)
-        hidden = under_answers(geom, contents)
         try:
             res = resolve(geom.size, clues, opts.time_limit, hidden)
         except IN_PART_WHEN as exc:
             in_part = partial(_in_part, geom, layout, clues, cells, hidden, opts) if opts.in_part and hidden else None
             return Attempt(reached, exc, in_part)
-        check_borders(layout, cells, res.grid, opts.time_limit)
+        check_borders(layout, cells, res.grid, opts.time_limit, hidden)
     except KkvisionError as exc:
         return Attempt(reached, exc)
     return Attempt(reached, _reading(geom, layout, clues, res))
@@ -577,7 +577,7 @@ def _in_part(geom: GridGeometry, layout: CageLayout, clues: tuple[ClueReading, .
     clues = under_answers_read(clues, hidden)
     try:
         res = resolve_in_part(geom.size, clues, opts.time_limit, hidden)
-        check_borders(layout, cells, res.grid, opts.time_limit)
+        check_borders(layout, cells, res.grid, opts.time_limit, hidden)
     except KkvisionError:
         return None
     return _reading(geom, layout, clues, res)
