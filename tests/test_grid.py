@@ -616,12 +616,68 @@ def test_a_frame_refused_for_written_strokes_off_its_lines_is_a_grid_on_the_seco
     assert verdict is not None and verdict.size == 6
 
 
+def _borders_only(n: int = 4, cell: int = 110, margin: int = 60, answers: bool = True) -> np.ndarray:
+    """An n x n grid drawn with its frame and cage borders only (no cell lines), every cell filled with
+    a bold digit most of the cell high when `answers`."""
+    side = n * cell
+    image = np.full((side + 2 * margin, side + 2 * margin), 255, np.uint8)
+    cv2.rectangle(image, (margin, margin), (margin + side, margin + side), 0, 6)
+
+    def at(k: int) -> int:
+        return margin + k * cell
+
+    for x0, y0, x1, y1 in [(2, 0, 2, 2), (0, 2, 4, 2), (1, 2, 1, 4), (3, 1, 3, 2), (3, 1, 4, 1)]:
+        cv2.line(image, (at(x0), at(y0)), (at(x1), at(y1)), 0, 5)
+    for r in range(n if answers else 0):
+        for c in range(n):
+            cv2.putText(image, "1472"[(r + c) % 4], (at(c) + cell // 6, at(r) + 19 * cell // 20),
+                        cv2.FONT_HERSHEY_SIMPLEX, cell / 28, 0, 9)
+    return image
+
+
+def test_a_grid_of_cage_borders_only_under_big_answers_is_a_grid_on_the_second_look():
+    """A grid drawn with cage borders only has no lattice whose every line is inked; with big answers
+    across it the judge refuses its frame (their strokes off the borders).  Its frame standing out
+    (lattice.framed), it is judged again with the ink written in a GUESS_SIZE lattice's cells taken out,
+    and then in its own lattice's: the grid it is."""
+    import kkvision.vision.grid as grid
+    from kkvision.vision.grid.lattice import FRAME_ONLY
+
+    for answers, first in ((False, 4), (True, None)):
+        gray = _borders_only(answers=answers)
+        h, w = gray.shape
+        quad = np.array([[60, 60], [w - 60, 60], [w - 60, h - 60], [60, h - 60]], np.float32)
+        verdict, lattice = grid._judge(gray, quad)
+        assert (verdict and verdict.size) == first
+    assert lattice == FRAME_ONLY  # refused: no lattice inked, the frame alone
+    verdict = grid._judge_again(gray, quad, (False,) * 4, FRAME_ONLY)
+    assert verdict is not None and verdict.size == 4
+
+
+def test_a_frame_looked_at_again_must_be_judged_the_same_without_its_own_cells_ink(monkeypatch):
+    """A frame alone inked is judged after the ink written in a GUESS_SIZE lattice's cells is taken out;
+    a verdict of another size stands only when taking out the ink of that lattice's cells judges it so."""
+    import kkvision.vision.grid as grid
+    from kkvision.vision.grid.lattice import FRAME_ONLY
+
+    gray = _borders_only()
+    h, w = gray.shape
+    quad = np.array([[60, 60], [w - 60, 60], [w - 60, h - 60], [60, h - 60]], np.float32)
+    real = grid.written_in_lattice
+    monkeypatch.setattr(grid, "written_in_lattice",  # the cells of the lattice judged keep their ink
+                        lambda square, n: real(square, n) if n == grid.GUESS_SIZE else np.zeros(square.shape[:2], np.uint8))
+    assert grid._judge_again(gray, quad, (False,) * 4, FRAME_ONLY) is None
+
+
 @pytest.mark.needs_handwriting
-@pytest.mark.parametrize("seed,kind,wrong,sizes", [(149, "hand-big", 1, [6, 5]), (176, "hand", 1, [7])])
+@pytest.mark.parametrize("seed,kind,wrong,sizes", [(149, "hand-big", 1, [6, 5]), (176, "hand", 1, [7]),
+                                                   (133, "hand-big", 0, [5, 6, 4, 9])])
 def test_a_puzzle_filled_in_with_big_answers_in_real_hands_is_found(monkeypatch, seed, kind, wrong, sizes):
     """Working-split scenes of bench/check.py's real hands: a book page's 6x6 (filled-train-149) and a
     midnight-blue app's 7x7 written in white (-176) were not found (one puzzle of two; exit 4): every
-    line inked, but the answers' strokes off them.  Found on the second look, and only so."""
+    line inked, but the answers' strokes off them; a magazine page's 4x4 drawn with cage borders only,
+    under bold answers (-133), was found only by a later look, which the page's reader never asked for
+    once the first look found its other three.  Found on the second look, and only so."""
     import kkvision.vision.grid as grid
     from devtools.scenes import scene
 
@@ -647,10 +703,11 @@ def test_a_second_look_that_takes_out_the_lattices_lines_finds_no_grid(monkeypat
 def test_a_picture_of_noise_has_no_lattice_to_look_at_again():
     """lattice.inked asks that a lattice's lines stand out: in a picture of noise every row and column
     is inked as a line is, and a second look at one had found a 9x9 (exit 5, labels unread, for exit 4)."""
-    from kkvision.vision.grid.lattice import inked
+    from kkvision.vision.grid.lattice import framed, inked
 
     noise = (np.random.default_rng(1).random((800, 800)) * 255).astype(np.uint8)
     pad = 36
     assert inked(ink(noise), pad) is None
+    assert not framed(ink(noise), pad)  # nor a frame standing out to look at again
     lined = _big_answers()  # and a grid with big answers still has its lattice
     assert inked(ink(cv2.resize(lined, (450 + 2 * pad, 450 + 2 * pad))), pad) == 6

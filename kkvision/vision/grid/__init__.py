@@ -24,7 +24,7 @@ from ...vocab import PICTURE_SIZES
 from ..contents import written_in_lattice
 from ..stages import SIDE, GridGeometry
 from .candidates import frame_candidates
-from .lattice import Verdict, ink, inked, judge, judge_or_inked
+from .lattice import FRAME_ONLY, Verdict, ink, inked, judge, judge_or_inked
 from .rectify import face_on
 from .trace import trace
 
@@ -43,6 +43,9 @@ JUDGE_PAD = 0.08  # ... with this fraction of the picture around it (a bowed fra
 CUT = 0.01  # a frame side this close to the picture's edge may have been cropped off
 MAX_JUDGED = 40  # find_grids judges at most this many candidates (bounded time on a page of text)
 LOOKS_AGAIN = 2  # ... and looks again at most this many (each reads every cell of its lattice: 0.05-0.25 s)
+GUESS_SIZE = 6  # ... a frame with no lattice inked in it, with the cells' ink of this lattice taken out first: the
+                # middle of the sizes, its cells within a factor of two of any grid's, so that a big answer lies
+                # mostly in one or two of them and is taken out
 OVERLAP = 0.1  # a candidate sharing more than this fraction of its area with a found grid is that grid or a part of it
 BEYOND = (0.0, 0.5)  # outside a frame, this band (in cells from it) shows whether its lines go on (a part of a bigger grid): from the frame on, as a line goes on without a gap (text beside a grid starts after one)
 CROSS = 0.85  # a line goes on through the band when inked along this fraction of it
@@ -98,7 +101,8 @@ def _cut(shape: tuple[int, ...], quad: np.ndarray) -> tuple[bool, bool, bool, bo
 def _judge(small: np.ndarray, quad: np.ndarray, cut: tuple[bool, bool, bool, bool] | None = None,
            look: bool = True) -> tuple[Verdict | None, int | None]:
     """lattice.judge's verdict on the frame `quad` of `small` warped to a square, and where it refuses
-    and `look`, the lattice whose every line is inked there (lattice.inked: _judge_again may look again)."""
+    and `look`, the lattice whose every line is inked there (lattice.inked), or lattice.FRAME_ONLY where
+    only the frame is (lattice.framed): _judge_again may look again."""
     square, pad = _warped(small, quad)
     mask = ink(square)
     cut = _cut(small.shape, quad) if cut is None else cut
@@ -110,11 +114,27 @@ def _judge_again(small: np.ndarray, quad: np.ndarray, cut: tuple[bool, bool, boo
     the ink the content network calls written in its cells (no label's, no line's): strokes off the
     lattice's lines that big answers make (a 1's stem, a 2's foot, a column of answers written at one
     place in their cells).  Its verdict only when that lattice's lines are still all inked and it is that
-    lattice (not another the look made)."""
+    lattice (not another the look made).  With n FRAME_ONLY (a frame with no lattice inked in it: a grid
+    drawn with cage borders only, big answers across them), the ink written in the cells of a GUESS_SIZE
+    lattice is taken out first, and the verdict stands only when taking out the ink written in its own
+    lattice's cells judges it the same."""
     square, pad = _warped(small, quad)
-    mask = ink(square)
-    inner = mask[pad:pad + JUDGE_SIDE, pad:pad + JUDGE_SIDE]
-    inner[written_in_lattice(square[pad:pad + JUDGE_SIDE, pad:pad + JUDGE_SIDE], n) > 0] = 0
+    raw = ink(square)
+
+    def without_written(k: int) -> np.ndarray:
+        mask = raw.copy()
+        inner = mask[pad:pad + JUDGE_SIDE, pad:pad + JUDGE_SIDE]
+        inner[written_in_lattice(square[pad:pad + JUDGE_SIDE, pad:pad + JUDGE_SIDE], k) > 0] = 0
+        return mask
+
+    if n == FRAME_ONLY:
+        verdict = judge(without_written(GUESS_SIZE), pad, cut)
+        if verdict is None or verdict.size == GUESS_SIZE:
+            return verdict
+        n = verdict.size
+        again = judge(without_written(n), pad, cut)
+        return again if again is not None and again.size == n else None
+    mask = without_written(n)
     if inked(mask, pad) != n:
         return None  # its lines were taken out with the cells' ink: no lines (rows of text taken for them)
     verdict = judge(mask, pad, cut)
@@ -418,6 +438,7 @@ def _grids(gray: np.ndarray, look: np.ndarray, back: np.ndarray | None = None, s
     parts: list[tuple[np.ndarray, float]] = []
     first = None  # the largest grid, whole or not
     refused: list[tuple[np.ndarray, int]] = []  # frames refused whose every line of an n x n lattice is inked, and n
+                                                # (or only the frame: lattice.FRAME_ONLY)
 
     def consider(quad: np.ndarray, again: int | None = None) -> bool:
         """Judge the frame `quad` (`again`: look again at it as that n x n lattice, _judge_again) and keep
@@ -459,7 +480,7 @@ def _grids(gray: np.ndarray, look: np.ndarray, back: np.ndarray | None = None, s
     # looked at again lies (blocks of it may have been taken for parts of a grid going on): at most
     # LOOKS_AGAIN (each reads every cell of its lattice)
     looked: list[np.ndarray] = []
-    for quad, n in refused:
+    for quad, n in sorted(refused, key=lambda qn: qn[1] == FRAME_ONLY):  # a lattice inked first, then frames alone
         if len(looked) >= LOOKS_AGAIN:
             break
         if not any(_overlap(quad, q) > OVERLAP for q in [*(q for q, _ in found), *looked]):

@@ -56,6 +56,7 @@ NOISE_MARGIN = 0.45  # ... and stands this far above an ordinary row, towards fu
 SEARCH = 0.12  # a line is looked for this far from its lattice place, in cells
 JOIN = 0.012  # gaps this small (of the side) in a line are bridged when asking what is joined to the frame
 FRAME_BAND = 0.03  # ink this close to the square's edge (of the side) is the frame's
+FRAME_ONLY = 0  # judge_or_inked's lattice where none is inked but the frame's four sides stand out (see framed)
 
 
 @dataclass(frozen=True)
@@ -231,10 +232,14 @@ def judge(mask: np.ndarray, pad: int, cut: tuple[bool, bool, bool, bool] = (Fals
 
 def judge_or_inked(mask: np.ndarray, pad: int, cut: tuple[bool, bool, bool, bool] = (False,) * 4
                    ) -> tuple[Verdict | None, int | None]:
-    """judge's verdict and, where it refuses, inked's n, from one measure of the lines' coverage."""
+    """judge's verdict and, where it refuses, inked's n, or FRAME_ONLY where no lattice is inked but
+    the square is framed (`framed`), from one measure of the lines' coverage."""
     coverage = _coverage(mask, pad)
     verdict = _judged(mask, pad, cut, coverage)
-    return verdict, (_inked(mask, pad, coverage) if verdict is None else None)
+    if verdict is not None:
+        return verdict, None
+    n = _inked(mask, pad, coverage)
+    return verdict, (FRAME_ONLY if n is None and _framed(mask, pad, coverage) else n)
 
 
 def _judged(mask: np.ndarray, pad: int, cut: tuple[bool, bool, bool, bool],
@@ -301,6 +306,26 @@ def _inked(mask: np.ndarray, pad: int, coverage: tuple[np.ndarray, np.ndarray, f
     # its lines stand out: the rows and columns halfway between them are not all inked as lines are
     # (in a picture of noise, or a page of dense print, every row is)
     return n if n is not None and _weakest(rows, cols, pad, side, n, 0.5) < need else None
+
+
+def framed(mask: np.ndarray, pad: int) -> bool:
+    """Do the square's four sides stand out as a frame in `mask` (its ink, with `pad` pixels round it):
+    each inked (supported, as judge weighs lines), and the rows and columns half the smallest cell
+    inside them not (in a picture of noise, or a page of dense print, every row is).  A frame judge
+    refused with no lattice inked in it may be a grid drawn with cage borders only, under big answers."""
+    return _framed(mask, pad, _coverage(mask, pad))
+
+
+def _framed(mask: np.ndarray, pad: int, coverage: tuple[np.ndarray, np.ndarray, float]) -> bool:
+    """framed, given the square's _coverage."""
+    side = mask.shape[0] - 2 * pad
+    rows, cols, need = coverage
+    if min(_sides(rows, cols, pad, side)) < need:
+        return False
+    cell = side / max(SIZES)
+    inside = [line_support(cov, pad + at - SEARCH * cell, pad + at + SEARCH * cell)
+              for cov in (rows, cols) for at in (0.5 * cell, side - 0.5 * cell)]
+    return max(inside) < need
 
 
 def _sides(rows: np.ndarray, cols: np.ndarray, pad: int, side: int) -> list[float]:
