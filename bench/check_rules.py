@@ -14,7 +14,8 @@ reader's two framings, vision/framed.py), then prints:
                right or holding pencil marks, how many it calls wrong (must be 0): the shipped
                rule (answers.read_written: the cell reader surely another digit, the framed
                reader agreeing, each reader's right digit at most ONE_READER and the two
-               together at most JOINT), its neighbours, and the rule before it (the cell
+               together at most JOINT, the ink alone read as an answer: ALONE_ANSWER), its
+               neighbours, and the rule before it (the cell
                reader's right digit at most NOT_RIGHT, the framed reader's under FRAMED_DOUBT,
                the likeliest digit steady with the box nudged, digits.NUDGES)
   nearest      the right and pencil cells nearest to being called wrong by the shipped rule
@@ -119,7 +120,7 @@ def called_wrong(c: Cell, one_reader: float, joint: float) -> bool:
 
     p, right = c.probs, c.right
     return (answers._surely_other(p[1:NOTES], right, c.size, one_reader)
-            and answers._both_rule_out(right, int(p[1:NOTES].argmax()) + 1, float(p[right]), float(c.alone[right]),
+            and answers._both_rule_out(right, int(p[1:NOTES].argmax()) + 1, float(p[right]), c.alone,
                                        c.framed, one_reader, joint))
 
 

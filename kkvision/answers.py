@@ -66,6 +66,12 @@ BLANK_SURE = 0.8
 # loose where the other is sure, and the nudges saved no right cell there once the framed reader is asked.
 ONE_READER = 0.05
 JOINT = 1e-5
+# ... and only when the cell reader of its ink alone (contents.alone_in: the labels' and lines' ink painted
+# out) reads an answer there too: nothing and notes together less than ALONE_ANSWER, a digit likelier than
+# not.  A kids' site's big label '3-' in an empty cell was read a 5 by the cell reader and, its mask holding
+# the label's strokes, by the framed reader: called wrong; its ink alone read notes 0.69, nothing 0.29.  On
+# bench/check_rules.py's real hands (seeds 100..259) no wrong answer called was read so above 0.03 (of 276).
+ALONE_ANSWER = 0.5
 # A digit some reader of a cell gives more than NOT_RIGHT (the cell reader) or FRAMED_DOUBT (the framed-answer
 # reader) may be what is written there (_maybe: the answers in the cells a grid read in part leaves open).
 FRAMED_DOUBT = 0.1
@@ -398,7 +404,7 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
         seconds = _framed_readings(square, mask, alone, boxes)  # the framed-answer reader's two: (N, 2, 9)
         second = []  # called wrong by the cell reader, not by the others: read as the cells read again
         for ((r, c), likeliest, first_right), p, f in zip(called, firsts[len(again):], seconds[len(again):]):
-            if not _both_rule_out(solution[r][c], likeliest, first_right, float(p[solution[r][c]]), f):
+            if not _both_rule_out(solution[r][c], likeliest, first_right, p, f):
                 grid[r][c] = BLANK  # the framed reader sees another digit, or the right one too: not judged,
                 if first_right > NOT_RIGHT:  # unless the right digit may be written and is SURE to another look
                     second.append(((r, c), p, f))
@@ -413,17 +419,21 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
     return Written(tuple(tuple(row) for row in grid), tuple(sorted(unsure)), tuple(pencil))
 
 
-def _both_rule_out(right: int, likeliest: int, first_right: float, alone_right: float, framings: np.ndarray,
+def _both_rule_out(right: int, likeliest: int, first_right: float, alone: np.ndarray, framings: np.ndarray,
                    one_reader: float = ONE_READER, joint: float = JOINT) -> bool:
     """Do the readers of a cell the cell reader calls surely another digit (`likeliest`, of 1..9) agree
-    that its `right` digit is not written: the framed-answer reader (`framings`: its two, (2, 9)) sees
-    `likeliest` in one framing (one of no ink sees none), neither it nor the cell reader (the right
-    digit's probability as read, `first_right`, and of the cell's ink alone) gives the right digit more
-    than ONE_READER, and the two readers' probabilities of it multiply to at most JOINT."""
+    that its `right` digit is not written: the cell reader of the cell's ink alone (`alone`: nothing,
+    1..9, notes) reads an answer there (nothing and notes less than ALONE_ANSWER), the framed-answer
+    reader (`framings`: its two, (2, 9)) sees `likeliest` in one framing (one of no ink sees none),
+    neither it nor the cell reader (the right digit's probability as read, `first_right`, and of the
+    cell's ink alone) gives the right digit more than ONE_READER, and the two readers' probabilities of
+    it multiply to at most JOINT."""
+    from .vision.digits import NOTES
+
     seen = [int(framing.argmax()) + 1 for framing in framings if framing.max() > 0]
     framed_right = float(framings[:, right - 1].max())
-    return (likeliest in seen and framed_right <= one_reader and alone_right <= one_reader
-            and first_right * framed_right <= joint)
+    return (float(alone[0] + alone[NOTES]) < ALONE_ANSWER and likeliest in seen and framed_right <= one_reader
+            and float(alone[right]) <= one_reader and first_right * framed_right <= joint)
 
 
 def _framed_right(probs: np.ndarray, size: int, right: int) -> bool:

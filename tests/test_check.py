@@ -362,6 +362,31 @@ def test_an_answer_is_wrong_when_the_two_readers_together_rule_the_right_digit_o
     assert written.answers[2][3] == (_others(right)[0] if judged == "wrong" else 0)
 
 
+@pytest.mark.parametrize("alone_blank,judged", [(0.98, "unsure"), (0.4, "wrong")])
+def test_a_cell_whose_ink_alone_reads_as_no_answer_is_never_called_wrong(filled, monkeypatch, alone_blank, judged):
+    """A big label's '3' in an empty cell read as a written 5 by the cell reader, and by the framed-answer
+    reader (its mask holding the label's strokes): with the label painted out, the cell reader reads its
+    ink alone as notes or nothing likelier than not (answers.ALONE_ANSWER): not judged, never wrong.
+    Read as an answer there (nothing and notes under it), the readers ruling the right digit out call
+    it wrong as before."""
+    from kkvision.vision.digits import NOTES
+
+    def reading(right):
+        return _probs(right, **{f"d{d}": p for d, p in zip(_others(right), (0.6, 0.3))})
+
+    def alone(right):  # the digits' share left after nothing and notes, most of it the cell reader's digit
+        out = _probs(right, **{"d0": 0.3 * alone_blank, f"d{NOTES}": 0.7 * alone_blank,
+                               f"d{_others(right)[0]}": 0.9 * (1 - alone_blank)})
+        out[right] = 0.002
+        return [out]
+
+    written, _ = _read_cell_as(monkeypatch, filled, reading, alone,
+                               lambda right: _framed_seeing(right, 0.001, _others(right)[0]))
+    right = filled[1][2][3]
+    assert ((2, 3) in written.unsure) == (judged == "unsure")
+    assert written.answers[2][3] == (_others(right)[0] if judged == "wrong" else 0)
+
+
 def test_a_digit_the_grid_cannot_hold_is_still_wrong(filled, monkeypatch):
     """A 9 read where a 6x6's right digit is written, by both readers: surely not the right digit, so
     wrong (shown as the likeliest digit the grid holds); the likeliest digit the framed-answer reader must
