@@ -1,5 +1,5 @@
-"""How `check`'s rules for a wrong and a blank cell fare on every cell of filled-in scenes:
-the calibration behind kkvision.answers' ONE_READER, JOINT, WRONG_SURE, CONCENTRATED and BLANK_SURE.
+"""How `check`'s rules for a wrong, a right and a blank cell fare on every cell of filled-in scenes:
+the calibration behind kkvision.answers' ONE_READER, JOINT, WRONG_SURE, CONCENTRATED, TOGETHER and BLANK_SURE.
 
     .venv/bin/python bench/check_rules.py [--seed 100] [--count 160] [--jobs 2] [--digit-model PATH]
                                           [--answer-model PATH]
@@ -19,6 +19,12 @@ reader's two framings, vision/framed.py), then prints:
                reader's right digit at most NOT_RIGHT, the framed reader's under FRAMED_DOUBT,
                the likeliest digit steady with the box nudged, digits.NUDGES)
   nearest      the right and pencil cells nearest to being called wrong by the shipped rule
+  right rule   of the cells written right, how many each rule calls right; of the cells written
+               wrong, how many it calls right (must be 0), and of the pencil cells read as no
+               blank: the shipped rule (answers.read_written: the cell reader SURE; its reading of
+               the ink alone SURE; the framed reader SURE, a framing sure only given the grid's
+               digits not ruled out by the other; the two readers together, answers.TOGETHER)
+               and the rules before it
   blank rule   the most any written cell was read as nothing or notes, and how many blank
                cells each threshold finds (answers.BLANK_SURE, digits.SURE)
 The framed reader reads every written cell of a puzzle together here (check reads those it looks
@@ -124,6 +130,29 @@ def called_wrong(c: Cell, one_reader: float, joint: float) -> bool:
                                        c.framed, one_reader, joint))
 
 
+def called_right(c: Cell, framings_agree: bool = True, together: bool = True) -> bool:
+    """Is the cell called right by the shipped rule (answers.read_written: the cell reader SURE of the right
+    digit, given the grid's digits and answers.ANSWERED; else, not called wrong nor ruled out by the cell
+    reader alone, its reading of the ink alone SURE, the framed reader SURE (answers._framed_right), or
+    the two readers together (answers._together_right))?  Without `framings_agree` one framing SURE given
+    the grid's digits is enough (the rule before); without `together`, no joint reading."""
+    from kkvision import answers
+    from kkvision.vision.digits import NOTES, SURE
+
+    p, right, n = c.probs, c.right, c.size
+    first = answers._right_given(answers._in_grid(p, n, NOTES), n, right)
+    if first >= SURE:
+        return True
+    if answers._surely_other(p[1:NOTES], right, n, answers.ONE_READER) and (
+            called_wrong(c, answers.ONE_READER, answers.JOINT) or float(p[right]) <= answers.NOT_RIGHT):
+        return False
+    if answers._right_given(answers._in_grid(c.alone, n, NOTES), n, right) >= SURE:
+        return True
+    framed = (answers._framed_right(c.framed, n, right) if framings_agree
+              else any(answers._framed_share(f, n, right) >= SURE for f in c.framed))
+    return framed or (together and answers._together_right(first, c.framed, n, right))
+
+
 def called_before(c: Cell) -> bool:
     """Was the cell called wrong by the rule before (the cell reader at most NOT_RIGHT, steady nudged, the
     framed reader under FRAMED_DOUBT and agreeing)?"""
@@ -182,6 +211,18 @@ def main() -> None:
     for product, c in near:
         print(f"| {c.where} | {'pencil' if c.pencil else c.written} | {int(c.probs[1:NOTES].argmax()) + 1} |"
               f" {float(c.probs[c.right]):.4f} x {float(c.framed[:, c.right - 1].max()):.4f} = {product:.1e} |")
+    written_right = [c for c in judged if c.written == c.right]
+    pencils = [c for c in judged if c.written is None]
+    print(f"\n| right rule | right answers called right | wrong answers called right (must be 0) | pencil cells"
+          f" called right (of {len(pencils)}) |")
+    print("|---|---|---|---|")
+    for name, agree, together in (("shipped: the framed reader SURE (sure only given the grid's digits: not ruled"
+                                   " out by its other framing), or the two readers together", True, True),
+                                  ("the framed reader so, no joint reading", True, False),
+                                  ("one framing SURE enough, no joint reading (the rule before)", False, False)):
+        print(f"| {name} | {sum(called_right(c, agree, together) for c in written_right)}/{len(written_right)} |"
+              f" {sum(called_right(c, agree, together) for c in wrong)} |"
+              f" {sum(called_right(c, agree, together) for c in pencils)} |")
     nothing = [float(c.probs[0] + c.probs[NOTES]) for c in cells if c.written is not None and not c.no_ink]
     blank = [c for c in cells if c.written is None]
     print(f"\nwritten cells read as nothing or notes: at most {max(nothing, default=0.0):.2f}")

@@ -281,7 +281,8 @@ def _read_cell_as(monkeypatch, filled, centred, nudged, framed_as=None):
     its box nudged (answers._unsteady: asked only for the cells called wrong), as each of
     `nudged(right)`; the framed-answer reader as `framed_as(right)` (the digits 1..9), or (None) as the cell
     reader where that reads another digit likeliest (its likeliest, surely), else not at all (as if it found
-    no ink): (the Written, how many crops each nudged reading had)."""
+    no ink); `framed_as` may give its two framings apart (a (2, 9) reading: the ink alone framed, its whole
+    strokes): (the Written, how many crops each nudged reading had)."""
     from kkvision.answers import read_written
     from kkvision.vision import digits, framed
 
@@ -301,10 +302,14 @@ def _read_cell_as(monkeypatch, filled, centred, nudged, framed_as=None):
             out[:] = nudged(right)
         return out
 
-    def framed_said(crops):
+    framings = []
+
+    def framed_said(crops):  # called for the ink alone framed, then for its whole strokes
         out = np.zeros((len(crops), 9), np.float32)
+        framings.append(len(crops))
         if framed_as is not None:
-            out[:] = framed_as(right)
+            as_read = np.asarray(framed_as(right), np.float32)
+            out[:] = as_read if as_read.ndim == 1 else as_read[len(framings) - 1]
         elif (likeliest := int(np.argmax(centred(right)[1:10])) + 1) != right:
             out[:, likeliest - 1] = 1.0
         return out
@@ -443,14 +448,18 @@ def _framed(digit, p_digit):
 
 @pytest.mark.parametrize("framed_right,framed_other,judged", [
     (0.97, None, "right"),  # the framed-answer reader is sure of the right digit: right
-    (0.8, None, "unsure"),  # not sure: not judged
+    (0.8, None, "right"),  # not sure (0.86 of the grid's digits), but with the cell reader's 0.83 together
+    (0.4, None, "unsure"),  # together not sure (0.83 and 0.52: odds 5 x 1.1, under answers.SURE's 9)
+    (0.3, None, "unsure"),  # the framed reader not favouring it (0.41 of the grid's digits): not judged
     (None, 0.99, "unsure"),  # sure of another digit: not judged, never wrong from the second look
 ])
 def test_an_answer_unsure_to_the_cell_reader_is_right_when_the_framed_reader_is_sure_of_it(
         filled, monkeypatch, framed_right, framed_other, judged):
-    """A right answer read 0.6 as it is and 0.7 alone (not judged by the cell reader) is read by the
-    framed-answer reader too (vision/framed.py: its ink alone framed as MNIST frames a digit): SURE there
-    of the right digit, given the grid's digits, makes it right; anything else leaves it not judged."""
+    """A right answer read 0.6 as it is (0.83 given the grid's digits and answers.ANSWERED) and 0.7 alone (not
+    judged by the cell reader) is read by the framed-answer reader too (vision/framed.py: its ink alone
+    framed as MNIST frames a digit): SURE there of the right digit, given the grid's digits, makes it right,
+    as does the two readers' evidence together (answers._together_right: each above answers.TOGETHER, their
+    odds multiplied SURE's); anything else leaves it not judged."""
     framed_as = ((lambda right: _framed(right, framed_right)) if framed_right is not None
                  else (lambda right: _framed(_others(right)[0], framed_other)))
     written, _ = _read_cell_as(monkeypatch, filled, lambda right: _leaning(right, 0.6),
@@ -458,6 +467,57 @@ def test_an_answer_unsure_to_the_cell_reader_is_right_when_the_framed_reader_is_
     right = filled[1][2][3]
     assert ((2, 3) in written.unsure) == (judged == "unsure")
     assert written.answers[2][3] == (right if judged == "right" else 0)
+
+
+@pytest.mark.parametrize("alone_sure,strokes_right,judged", [
+    ("in grid", 0.001, "unsure"),  # sure only with 7, 8, 9 set aside, the other framing ruling it out
+    ("in grid", 0.2, "right"),  # ... the other framing giving it a fair chance
+    ("of all", 0.001, "right"),  # the likeliest of all nine digits: the other framing's 5 is a shape between
+])
+def test_a_framing_sure_only_given_the_grid_is_not_enough_when_the_other_rules_it_out(
+        filled, monkeypatch, alone_sure, strokes_right, judged):
+    """A wrong 3 of a real hand whose ink alone, framed, read 7 0.61 and the right 2 0.30 (0.91 of a 6x6's
+    digits) and whose whole strokes read 3: the cell reader not favouring the right digit (another at 0.6,
+    it 0.1), a framing sure of it only once the digits the grid cannot hold are set aside, while the other
+    gives it at most answers.ONE_READER, leaves the cell not judged, never right; the other giving it a
+    fair chance, or the framing reading it likeliest of all nine digits, it is right."""
+    def another(right):  # another digit at 0.6, the right one at 0.1: not surely another (ONE_READER)
+        out = _leaning(_others(right)[0], 0.6)
+        out[right] = 0.1
+        return out / out.sum()
+
+    def framed_as(right):
+        if alone_sure == "of all":
+            alone = _framed(right, 0.97)
+        else:  # a 7 (no digit of a 6x6) at 0.64, the right digit 0.33: 0.94 of the grid's digits
+            alone = np.full(9, 0.03 / 7, np.float32)
+            alone[6], alone[right - 1] = 0.64, 0.33
+        strokes = _framed_seeing(right, strokes_right, _others(right)[0], 0.9 - strokes_right)
+        return np.stack([alone, strokes])
+
+    written, _ = _read_cell_as(monkeypatch, filled, another, lambda right: _leaning(right, 0.7), framed_as)
+    right = filled[1][2][3]
+    assert ((2, 3) in written.unsure) == (judged == "unsure")
+    assert written.answers[2][3] == (right if judged == "right" else 0)
+
+
+@pytest.mark.parametrize("first,framings,together", [
+    (0.83, [0.86, 0.0], True),  # odds 4.9 x 6.1: above SURE's 9
+    (0.83, [0.52, 0.3], False),  # 4.9 x 1.1
+    (0.5, [0.99, 0.99], False),  # the cell reader does not favour the right digit (answers.TOGETHER)
+    (0.95, [0.45, 0.45], False),  # ... the framed reader
+])
+def test_the_two_readers_together_make_a_right_digit_sure_only_when_each_favours_it(first, framings, together):
+    """answers._together_right: the cell reader's probability of the right digit and the framed reader's
+    likelier framing's (given a 6x6's digits), each above TOGETHER, their odds multiplied as independent
+    evidence's at least SURE's."""
+    from kkvision.answers import _together_right
+
+    right = 2
+    reading = np.zeros((2, 9), np.float32)
+    for row, share in zip(reading, framings):  # the right digit `share` of the grid's digits, another the rest
+        row[right - 1], row[3] = share, 1.0 - share
+    assert _together_right(first, reading, 6, right) == together
 
 
 def _framed_seeing(right, p_right, seen, p_seen=0.9):
