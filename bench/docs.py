@@ -119,7 +119,7 @@ hands (no right cell called wrong, 95% right verdicts, 99% read as blank) is not
 To run it: `.venv/bin/python bench/check.py --count 50 --jobs 2 --hands` (`--fails` names the puzzles
 not answered right)."""),
     Benchmark("check_rules", "check's rules, where they were set", """\
-How each candidate rule for calling a written cell wrong, or a cell blank, fares on every written
+How each candidate rule for calling a written cell wrong or right, or a cell blank, fares on every written
 and pencil cell of `bench/check.py`'s real-hand scenes of seeds 100..259 (train themes, the 'dev'
 writers): the rules `check` ships (`answers.py`) were chosen there, not on the seeds `bench/check.py`
 reports nor on its locked split.

@@ -83,11 +83,12 @@ FRAMED_DOUBT = 0.1
 # 3 0.86, 2 0.000 from its whole strokes: it had been taken as right (bench/check_rules.py, seeds 100..259).
 # This loses 2 right answers of 6094 there; the other framing asked never to rule the right digit out, 10
 # (a right 3 framed alone read 5 1.00, its strokes 3 0.99); asked to read it likeliest, 20.  Or right when
-# the cell reader and the framed reader's likelier framing each give it more than TOGETHER (given the
-# grid's digits) and their odds, multiplied as independent evidence's, reach SURE's (_together_right): a 5
-# read 0.90 as the cell and 0.88 framed, a 7 0.80 and 0.74; 6 more right answers there.  No wrong answer
-# there was read more than 0.19 right by the cell reader but one (0.79; framed 0.004): each reader must
-# favour the right digit.
+# the cell reader (of the cell or of its ink alone, the likelier) and the framed reader's likelier framing
+# each give it more than TOGETHER (given the grid's digits) and their odds, multiplied as independent
+# evidence's, reach SURE's (_together_right): a 5 read 0.90 as the cell and 0.88 framed, a 2 0.89 alone and
+# 0.71 framed; 8 more right answers there.  No wrong answer there was read more than 0.2 right by the cell
+# reader, either way, but one (0.79; framed 0.004), nor a pencil cell but two (0.50 and 0.45 framed; 0.78 and
+# 0.07): each reader must favour the right digit.
 TOGETHER = 0.5
 # The answers are evidence of the puzzle too (reading.against_answers): an answer is the cell's digit
 # WRITTEN_RIGHT of the time, else any other of the grid's n - 1 digits, so a grid that agrees with it is
@@ -429,9 +430,9 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
                 else:  # never right (a wrong 4 framed was read its cell's right 2 surely)
                     unsure.append((r, c))
         for (r, c), p, f in list(zip(again, firsts, seconds)) + second:
-            if (_right_given(_in_grid(p, n, NOTES), n, solution[r][c]) >= SURE
-                    or _framed_right(f, n, solution[r][c])
-                    or _together_right(first_given[r, c], f, n, solution[r][c])):
+            alone_right = _right_given(_in_grid(p, n, NOTES), n, solution[r][c])
+            if (alone_right >= SURE or _framed_right(f, n, solution[r][c])
+                    or _together_right(max(first_given[r, c], alone_right), f, n, solution[r][c])):
                 grid[r][c] = solution[r][c]
             else:
                 unsure.append((r, c))
@@ -476,7 +477,8 @@ def _framed_right(framings: np.ndarray, size: int, right: int) -> bool:
 
 
 def _together_right(first: float, framings: np.ndarray, size: int, right: int) -> bool:
-    """Do the cell reader (`first`: the right digit's probability as it read the cell, _right_given) and
+    """Do the cell reader (`first`: the right digit's probability as it read the cell or its ink alone,
+    the likelier, _right_given) and
     the framed-answer reader (its likelier framing's, given the grid's digits) make the right digit SURE
     together (TOGETHER): each likelier than not, their odds multiplied as independent evidence's?"""
     from .vision.digits import SURE
