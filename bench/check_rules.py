@@ -146,12 +146,13 @@ def called_right(c: Cell, framings_agree: bool = True, together: bool = True) ->
     if answers._surely_other(p[1:NOTES], right, n, answers.ONE_READER) and (
             called_wrong(c, answers.ONE_READER, answers.JOINT) or float(p[right]) <= answers.NOT_RIGHT):
         return False
+    if framings_agree and together:
+        return answers._second_look_right(first, c.alone, c.framed, n, right)
     alone = answers._right_given(answers._in_grid(c.alone, n, NOTES), n, right)
-    if alone >= SURE:
-        return True
     framed = (answers._framed_right(c.framed, n, right) if framings_agree
               else any(answers._framed_share(f, n, right) >= SURE for f in c.framed))
-    return framed or (together and answers._together_right(max(first, alone), c.framed, n, right))
+    joint = together and answers._together_right(max(first, alone), c.framed, n, right)
+    return alone >= SURE or framed or joint
 
 
 def called_before(c: Cell) -> bool:

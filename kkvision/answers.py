@@ -352,9 +352,10 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
     surely with the label beside it, a 1 touching a label's '+' as a 7), by
     the cell reader and, framed as MNIST frames a digit, by the framed-answer
     reader (vision/framed.py), and is right when the right digit is SURE for
-    either (the framed reader's two framings agreeing: _framed_right), or
-    for the cell reader and the framed reader together (_together_right),
-    else not judged (never wrong from the second look).  On bench/check.py's real hands of the working split at
+    either (a framing sure only given the grid's digits not ruled out by the
+    other: _framed_right), or for the cell reader and the framed reader
+    together (_together_right): _second_look_right; else not judged (never
+    wrong from the second look).  On bench/check.py's real hands of the working split at
     seeds 100..259 (not the ones it reports), reading again the cells read
     less than likelier than not right as well made 20 more of 5137 right
     answers right, and no wrong answer's right digit was read above 0.19 so
@@ -430,9 +431,7 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
                 else:  # never right (a wrong 4 framed was read its cell's right 2 surely)
                     unsure.append((r, c))
         for (r, c), p, f in list(zip(again, firsts, seconds)) + second:
-            alone_right = _right_given(_in_grid(p, n, NOTES), n, solution[r][c])
-            if (alone_right >= SURE or _framed_right(f, n, solution[r][c])
-                    or _together_right(max(first_given[r, c], alone_right), f, n, solution[r][c])):
+            if _second_look_right(first_given[r, c], p, f, n, solution[r][c]):
                 grid[r][c] = solution[r][c]
             else:
                 unsure.append((r, c))
@@ -454,6 +453,18 @@ def _both_rule_out(right: int, likeliest: int, first_right: float, alone: np.nda
     framed_right = float(framings[:, right - 1].max())
     return (float(alone[0] + alone[NOTES]) < ALONE_ANSWER and likeliest in seen and framed_right <= one_reader
             and float(alone[right]) <= one_reader and first_right * framed_right <= joint)
+
+
+def _second_look_right(first: float, alone: np.ndarray, framings: np.ndarray, size: int, right: int) -> bool:
+    """Is a cell read again right: the cell reader of its ink alone (`alone`: nothing, 1..9, notes) SURE
+    of the right digit given the grid's digits and ANSWERED, the framed-answer reader (`framings`: its two,
+    (2, 9)) SURE of it (_framed_right), or the two together (_together_right), the cell reader's likelier
+    reading of the cell (`first`: as _right_given gave it) and of its ink alone counting?"""
+    from .vision.digits import NOTES, SURE
+
+    alone_right = _right_given(_in_grid(alone, size, NOTES), size, right)
+    return (alone_right >= SURE or _framed_right(framings, size, right)
+            or _together_right(max(first, alone_right), framings, size, right))
 
 
 def _framed_share(probs: np.ndarray, size: int, digit: int) -> float:
@@ -478,9 +489,9 @@ def _framed_right(framings: np.ndarray, size: int, right: int) -> bool:
 
 def _together_right(first: float, framings: np.ndarray, size: int, right: int) -> bool:
     """Do the cell reader (`first`: the right digit's probability as it read the cell or its ink alone,
-    the likelier, _right_given) and
-    the framed-answer reader (its likelier framing's, given the grid's digits) make the right digit SURE
-    together (TOGETHER): each likelier than not, their odds multiplied as independent evidence's?"""
+    the likelier, _right_given) and the framed-answer reader (its likelier framing's, given the grid's
+    digits) make the right digit SURE together (TOGETHER): each likelier than not, their odds multiplied
+    as independent evidence's?"""
     from .vision.digits import SURE
 
     framed = max(_framed_share(framing, size, right) for framing in framings)

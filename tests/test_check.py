@@ -415,6 +415,13 @@ def _leaning(digit, p_digit):
     return out
 
 
+def _another(right):
+    """A reading: another digit at 0.6, the right one at 0.1 (not surely another: answers.ONE_READER)."""
+    out = _leaning(_others(right)[0], 0.6)
+    out[right] = 0.1
+    return out / out.sum()
+
+
 @pytest.mark.parametrize("first,again,judged", [
     (0.6, 0.95, "right"),  # likeliest, and sure with the label and lines painted out: right
     (0.6, 0.7, "unsure"),  # likeliest, not sure either way: not judged
@@ -426,12 +433,7 @@ def test_a_right_answer_read_unsurely_is_read_again_from_its_ink_alone(filled, m
     another digit at 0.6 (a 1 touching the label's '+' read 7) but not surely so, is read again from the
     cell's ink that is no label's alone (contents.alone_in); only SURE there makes it right.  Never wrong
     from the second look."""
-    def another(right):  # another digit at 0.6, the right one at 0.1: not surely another (ONE_READER)
-        out = _leaning(_others(right)[0], 0.6)
-        out[right] = 0.1
-        return out / out.sum()
-
-    centred = (lambda right: _leaning(right, first)) if first else another
+    centred = (lambda right: _leaning(right, first)) if first else _another
     written, seen = _read_cell_as(monkeypatch, filled, centred, lambda right: _leaning(right, again))
     right = filled[1][2][3]
     assert seen == [1]  # read again: that cell alone
@@ -477,15 +479,11 @@ def test_an_answer_unsure_to_the_cell_reader_is_right_when_the_framed_reader_is_
 def test_a_framing_sure_only_given_the_grid_is_not_enough_when_the_other_rules_it_out(
         filled, monkeypatch, alone_sure, strokes_right, judged):
     """A wrong 3 of a real hand whose ink alone, framed, read 7 0.61 and the right 2 0.30 (0.91 of a 6x6's
-    digits) and whose whole strokes read 3: the cell reader not favouring the right digit, the cell's or its
-    ink alone (another at 0.6, it 0.1), a framing sure of it only once the digits the grid cannot hold are set aside, while the other
-    gives it at most answers.ONE_READER, leaves the cell not judged, never right; the other giving it a
-    fair chance, or the framing reading it likeliest of all nine digits, it is right."""
-    def another(right):  # another digit at 0.6, the right one at 0.1: not surely another (ONE_READER)
-        out = _leaning(_others(right)[0], 0.6)
-        out[right] = 0.1
-        return out / out.sum()
-
+    digits) and whose whole strokes read 3: the cell reader not favouring the right digit, the cell's or
+    its ink alone (another at 0.6, it 0.1), a framing sure of it only once the digits the grid cannot
+    hold are set aside, while the other gives it at most answers.ONE_READER, leaves the cell not judged,
+    never right; the other giving it a fair chance, or the framing reading it likeliest of all nine
+    digits, it is right."""
     def framed_as(right):
         if alone_sure == "of all":
             alone = _framed(right, 0.97)
@@ -495,7 +493,7 @@ def test_a_framing_sure_only_given_the_grid_is_not_enough_when_the_other_rules_i
         strokes = _framed_seeing(right, strokes_right, _others(right)[0], 0.9 - strokes_right)
         return np.stack([alone, strokes])
 
-    written, _ = _read_cell_as(monkeypatch, filled, another, another, framed_as)
+    written, _ = _read_cell_as(monkeypatch, filled, _another, _another, framed_as)
     right = filled[1][2][3]
     assert ((2, 3) in written.unsure) == (judged == "unsure")
     assert written.answers[2][3] == (right if judged == "right" else 0)
@@ -507,12 +505,7 @@ def test_the_cell_readers_reading_of_the_ink_alone_counts_with_the_framed_reader
     its ink alone, as the right digit 0.6 (0.83 given the grid's digits: not SURE), which the framed reader
     reads 0.8 (0.86 of the grid's digits: not SURE): the two readers together make it right
     (answers._together_right, the cell reader's likelier reading); its ink alone read 0.2 (0.46), not judged."""
-    def another(right):
-        out = _leaning(_others(right)[0], 0.6)
-        out[right] = 0.1
-        return out / out.sum()
-
-    written, _ = _read_cell_as(monkeypatch, filled, another, lambda right: _leaning(right, alone),
+    written, _ = _read_cell_as(monkeypatch, filled, _another, lambda right: _leaning(right, alone),
                                lambda right: _framed(right, 0.8))
     right = filled[1][2][3]
     assert ((2, 3) in written.unsure) == (judged == "unsure")
