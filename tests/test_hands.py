@@ -28,6 +28,16 @@ def test_a_finer_pen_leaves_less_ink():
     assert marker > 1.3 * fine
 
 
+def test_a_fine_pen_thins_a_stroke_but_never_cuts_it():
+    ring = _ring().astype(np.float32)
+    ring[:, 20:] *= 0.6  # the ring's right side written thinly: 60% of a pixel covered at most
+    digit = ring.astype(np.uint8)
+    for pen in (0.5, 0.65, 0.75):
+        ink = hands.draw(digit, 80, random.Random(0), pen=pen) > 127
+        assert hands._shape(ink) == (1, 1)  # one stroke, one loop: still a 0, not a C
+    assert hands.draw(digit, 80, random.Random(0), pen=0.75).sum() < hands.draw(digit, 80, random.Random(0), pen=0.5).sum()
+
+
 def test_placed_ink_is_cut_off_at_the_canvas():
     disc = (np.hypot(*np.mgrid[-14:14, -14:14]) < 9).astype(np.uint8) * 255
     ink = hands.placed(disc, 20, (5.0, 5.0), (40, 30), random.Random(1))
