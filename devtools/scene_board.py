@@ -114,6 +114,7 @@ class BoardStyle:
     minus: str = "−"
     times: str = "×"
     divide: str = "÷"
+    given: str = ""  # printed after a single cell's digit ('+': some apps print a given 7 as '7+')
     highlight: tuple[int, int] | None = None  # row, column shaded (an app's selected cell's lines)
     highlight_colour: RGB = (225, 235, 250)
     selected: Cell | None = None
@@ -121,7 +122,7 @@ class BoardStyle:
 
 
 def label_of(op: str, target: int, st: BoardStyle, f: ImageFont.FreeTypeFont) -> str:
-    ch = {"+": "+", "-": st.minus, "*": st.times, "/": st.divide}.get(op, "")
+    ch = {"+": "+", "-": st.minus, "*": st.times, "/": st.divide, "=": st.given}.get(op, "")
     return f"{target}{glyph(f, ch)}"
 
 

@@ -112,6 +112,7 @@ class Theme:
     borders: tuple[str, ...] = ("thick",)  # cage drawings: thick, outline, dashed
     highlight: RGB = (225, 235, 250)
     selected: RGB = (255, 245, 150)
+    given: str = ""  # printed after a single cell's digit: '+' where an app prints a given 7 as '7+'
 
 
 PASTELS = ((255, 228, 225), (225, 245, 225), (225, 235, 255), (255, 250, 210), (240, 225, 250), (220, 245, 245))
@@ -136,7 +137,7 @@ TRAIN_THEMES = (
     Theme("ios-light", "app", (242, 242, 247), (255, 255, 255), (0, 0, 0), (0, 0, 0), (200, 200, 205),
           (0, 122, 255), (0, 0, 0), (0, 122, 255), ("Inter-SemiBold.otf", "FreeSansBold.ttf", "Carlito-Regular.ttf"),
           ("Inter-Regular.otf", "Cantarell-Regular.otf"), key_bg=(255, 255, 255), key_fg=(0, 122, 255),
-          borders=("thick", "thick", "outline")),
+          borders=("thick", "thick", "outline"), given="+"),
     Theme("midnight-blue", "app", (15, 23, 42), (30, 41, 59), (226, 232, 240), (148, 163, 184), (51, 65, 85),
           (56, 189, 248), (226, 232, 240), (250, 204, 21), ("JetBrainsMono-Bold.ttf", "Quicksand-Bold.ttf"),
           ("Quicksand-Bold.ttf", "Cabin-Bold.otf"), dark=True, key_bg=(51, 65, 85), key_fg=(226, 232, 240),
@@ -176,7 +177,7 @@ HELDOUT_THEMES = (
     Theme("forest", "app", (232, 245, 233), (248, 255, 248), (27, 94, 32), (27, 94, 32), (165, 214, 167),
           (46, 125, 50), (27, 60, 30), (180, 60, 20), ("Karla-Bold.otf", "NimbusSans-Bold.otf"),
           ("Karla-Regular.otf", "NimbusSans-Regular.otf"), key_bg=(200, 230, 201), key_fg=(27, 94, 32),
-          fills=((220, 240, 220), (240, 250, 225), (225, 240, 240))),
+          fills=((220, 240, 220), (240, 250, 225), (225, 240, 240)), given="+"),
     Theme("candy", "app", (255, 240, 246), (255, 255, 255), (136, 14, 79), (216, 27, 96), (248, 187, 208),
           (236, 64, 122), (136, 14, 79), (60, 60, 200), ("Comfortaa-Bold.ttf", "URWGothic-Book.otf"),
           ("Comfortaa-Bold.ttf",), key_bg=(248, 187, 208), key_fg=(136, 14, 79),
@@ -347,7 +348,7 @@ def _style(rng: random.Random, theme: Theme, cell: float, *, labels: tuple[float
         margin=rng.uniform(0.03, 0.1),
         minus=rng.choices(MINUS, [4, 3, 2, 1])[0], times=rng.choices(TIMES, [4, 3, 2, 1])[0],
         divide=rng.choices(DIVIDE, [3, 2])[0],
-        highlight_colour=theme.highlight, selected_colour=theme.selected,
+        highlight_colour=theme.highlight, selected_colour=theme.selected, given=theme.given,
     )
 
 

@@ -219,7 +219,7 @@ def test_a_given_label_is_never_dropped(samples, capsys):
     path = str(samples / "nyt-2009-02-13.png")
     assert main(["solve", "--no-image", path, "--label", "A1=3"]) == ExitCode.UNSOLVABLE
     assert "A1=3" in capsys.readouterr().err
-    assert main(["solve", "--no-image", path, "--label", "B2=3+"]) == ExitCode.USAGE
+    assert main(["solve", "--no-image", path, "--label", "B2=3-"]) == ExitCode.USAGE
     assert "not a possible clue" in capsys.readouterr().err
     assert main(["solve", "--json", "--no-image", path, "--label", "A1=7+"]) == 0  # 2+1+4: it fits
     rec = records(capsys)[0]

@@ -135,6 +135,15 @@ def test_latin_bounds_count_a_digit_once_per_row_and_column_a_cage_spans():
     assert clue_for("7", block, 9) is None and clue_for("126+", block, 9) is not None
 
 
+def test_a_sum_or_product_printed_on_a_single_cell_is_its_given_digit():
+    one = ((2, 3),)
+    for text in ("7+", "7*", "7×", "7"):
+        assert clue_for(text, one, 9) == Cage("=", 7, one)
+    assert clue_for("7-", one, 9) is None and clue_for("3/", one, 9) is None  # no difference of one digit
+    assert clue_for("12+", one, 9) is None  # no digit of a 9x9
+    assert clue_for("7+", ((0, 0), (0, 1)), 9) == Cage("+", 7, ((0, 0), (0, 1)))
+
+
 def test_puzzle_of_nine_factorial_rows_is_built_at_once():
     # validation never lists tuples (9! per row here: that took a minute)
     t0 = time.perf_counter()

@@ -491,3 +491,15 @@ def test_a_pen_on_printed_paper_leaves_the_print_dark_where_it_crosses_an_apps_p
         assert on_paper == crossing == [40, 160, 60]
     else:  # on paper, the pen's colour filtering the paper's light; the black print stays black
         assert on_paper == [39, 157, 59] and crossing == [0, 0, 0]
+
+
+def test_a_theme_whose_app_prints_givens_as_sums_prints_them_so():
+    from PIL import ImageFont
+
+    from devtools.scene_board import BoardStyle, label_of
+    from devtools.scenes import THEMES
+
+    font = ImageFont.truetype(str(find_font("DejaVuSans-Bold.ttf")), 20)
+    assert label_of("=", 7, BoardStyle(cell=60, given=THEMES["ios-light"].given), font) == "7+"
+    assert label_of("=", 7, BoardStyle(cell=60, given=THEMES["newspaper"].given), font) == "7"
+    assert label_of("+", 12, BoardStyle(cell=60, given="+"), font) == "12+"

@@ -110,7 +110,7 @@ def test_a_text_puzzle_and_a_label_given(client):
     assert body["records"][0]["solution"] == [[2, 3, 1], [1, 2, 3], [3, 1, 2]]
     rec = post(client, "solve", NYT, label="A1=3").json()["records"][0]  # no solution with it
     assert rec["exit_code"] == ExitCode.UNSOLVABLE and "A1=3" in rec["error"]
-    r = post(client, "solve", NYT, label="B2=3+")  # not a possible clue there: the CLI's exit 2
+    r = post(client, "solve", NYT, label="B2=3-")  # not a possible clue there (a difference on one cell): the CLI's exit 2
     assert r.status_code == 400 and "not a possible clue" in r.json()["records"][0]["error"]
     rec = post(client, "solve", NYT, label="A1=7+").json()["records"][0]
     assert rec["ok"] and {lb["cell"]: lb["how"] for lb in rec["labels"]}["A1"] == "given"

@@ -388,3 +388,23 @@ def test_convert_writes_the_reading_solve_uses_and_names_its_unsure_labels(sampl
     from kkvision import formats
 
     assert formats.write(formats.read(text), "json") == formats.write(formats.read(json.dumps(solved["puzzle"])), "json")
+
+
+def test_givens_printed_as_a_sum_on_their_single_cell_are_their_digits(no_tesseract):
+    # some apps print a given digit as '7+' on its single cell: the same clue as a bare '7'
+    import dataclasses
+
+    from devtools.synth import random_look, render_flat
+    from kkvision.puzzle import Cage, Puzzle
+
+    puzzle, grid = random_puzzle(6, seed=41)
+    givens = [c for c in puzzle.cages if c.op == "="]
+    assert givens  # the test needs single cells
+    printed = Puzzle(6, tuple(Cage("+", c.target, c.cells) if c.op == "=" else c for c in puzzle.cages))
+    look = dataclasses.replace(random_look(random.Random(41), FONTS, 6), cell=90, ops="ascii")
+    result = solved("givens.png", png_bytes(render_flat(printed, look)), Options())
+    assert result.solution == grid
+    taken = {lb.cells[0]: (lb.read, lb.used) for lb in result.labels}
+    for c in givens:
+        read, used = taken[c.anchor]
+        assert read == f"{c.target}+" and used == Cage("=", c.target, c.cells)

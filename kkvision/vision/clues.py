@@ -14,16 +14,23 @@ import numpy as np
 
 from ..errors import InvalidPuzzle, LabelNotACage
 from ..puzzle import Cage, target_possible
-from ..vocab import ARITHMETIC, Cell, cell_name, label_parts
+from ..vocab import ARITHMETIC, SPELLINGS, Cell, cell_name, label_parts
 from .readers import LabelReader
 from .stages import CageLayout, ClueReading, GivenLabel, GridGeometry, LabelReading
+
+# the operators that on a single cell still say its digit: the sum and the product of one digit
+GIVEN_OPERATORS = "+*"
 
 
 def clue_for(text: str, cells: tuple[Cell, ...], n: int, latin: bool = True) -> Cage | None:
     """The clue a label's text gives for these cells; None when it cannot be
-    one (an operator on a single cell, '-' or '/' on other than two cells, no
-    digits, or a target no digits up to n can make: each once per row and column, or
-    with latin=False in any way, as a puzzle's text is checked)."""
+    one ('-' or '/' on a single cell or on more than two, no digits, or a target
+    no digits up to n can make: each once per row and column, or with
+    latin=False in any way, as a puzzle's text is checked).  A sum or product
+    on a single cell ('7+', '9×': some apps print their givens so) is that
+    cell's digit, as a bare number is."""
+    if text and SPELLINGS.get(text[-1], "?") in GIVEN_OPERATORS and len(cells) == 1:
+        text = text[:-1]
     if text and text[-1] in ARITHMETIC and len(cells) == 1:
         return None
     if text and text[-1] in "-/" and len(cells) != 2:
