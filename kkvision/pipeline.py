@@ -149,7 +149,14 @@ def solve_text(text: str, opts: Options) -> Result:
     """A puzzle text in any format (opts.fmt, or detected), solved."""
     puzzle = formats.read(text, opts.fmt)
     solution = solve(puzzle, opts.time_limit)
-    return Result(puzzle, solution.grid, solution.unique, solution.other)
+    return Result(puzzle, solution.grid, solution.unique, solution.other, notes=rules_used(puzzle))
+
+
+def rules_used(puzzle: Puzzle) -> tuple[str, ...]:
+    """The note naming the cages taken by a puzzle book's rule ('-' or '/' over more than two cells)."""
+    books = [cage for cage in puzzle.cages if cage.book_rule]
+    return (("taken by the puzzle books' rule (the largest digit less the others, or divided by their product): "
+             + ", ".join(f"{cage.label} at {cage.where}" for cage in books),) if books else ())
 
 
 def _result(reading: Reading) -> Result:

@@ -34,11 +34,16 @@ class Cage:
                 f"cage {self.label} at {self.where} has {len(self.cells)} cells;"
                 " a bare number needs a single cell"
             )
-        if self.op in "-/" and len(self.cells) != 2:
+        if self.op in "-/" and len(self.cells) < 2:
             raise InvalidPuzzle(
-                f"cage {self.label} at {self.where} has {len(self.cells)} cells;"
-                f" '{self.op}' cages have exactly 2"
+                f"cage {self.label} at {self.where} has 1 cell; '{self.op}' cages have at least 2"
             )
+
+    @property
+    def book_rule(self) -> bool:
+        """A difference or quotient over more than two cells, as puzzle books print them: the largest
+        digit minus the others ('-'), or divided by the others' product ('/')."""
+        return self.op in "-/" and len(self.cells) > 2
 
     @property
     def anchor(self) -> Cell:
@@ -143,12 +148,12 @@ def satisfies(op: str, target: int, values: tuple[int, ...] | list[int]) -> bool
         return sum(values) == target
     if op == "*":
         return reduce(lambda a, b: a * b, values, 1) == target
-    if len(values) != 2:
+    if len(values) < 2:
         return False
-    hi, lo = max(values), min(values)
+    hi = max(values)  # the largest, less (or over) the others: two cells' difference and quotient, or a book's
     if op == "-":
-        return hi - lo == target
-    return lo * target == hi  # '/'
+        return hi - (sum(values) - hi) == target
+    return reduce(lambda a, b: a * b, values, 1) * target == hi * hi  # '/': hi / (product / hi)
 
 
 class TooManyTuples(ValueError):
@@ -181,11 +186,17 @@ def cage_tuples(cage: Cage, n: int, budget: int | None = None, max_tuples: int |
         for i in range(k)
     ]
     ops = "+*" if op == "?" else op
-    if "+" not in ops and "*" not in ops:
-        return out
     found: set[tuple[int, ...]] = set()
     steps = [budget if budget is not None else -1, max_tuples if max_tuples is not None else -1]
     try:
+        if op in "-/" and target < (0 if op == "-" else 1):
+            return out
+        if op in "-/":  # a book's rule over k > 2 cells: the tuples whose largest digit h gives the target
+            for h in range(1, n + 1):  # ... have the sum 2h - target, or the product h * h / target
+                whole = ("+", 2 * h - target) if op == "-" else ("*", h * h // target if h * h % target == 0 else 0)
+                if whole[1] > 0 and target_possible(Cage(whole[0], whole[1], cells), n):
+                    _extend(whole[0], whole[1], n, conflicts, [], found, steps)
+            return sorted(t for t in found if satisfies(op, target, t))
         for o in ops:
             if target_possible(Cage(o, target, cells), n):
                 _extend(o, target, n, conflicts, [], found, steps)
@@ -260,10 +271,10 @@ def target_possible(cage: Cage, n: int, latin: bool = False) -> bool:
     k, t = len(cage.cells), cage.target
     if cage.op == "=":
         return 1 <= t <= n
-    if cage.op == "-":
-        return 1 <= t <= n - 1
+    if cage.op == "-":  # the others are at least 1 each; over two cells the digits differ
+        return (1 if k == 2 else 0) <= t <= n - (k - 1)
     if cage.op == "/":
-        return 2 <= t <= n
+        return (2 if k == 2 else 1) <= t <= n
     # times a digit can be in the cage
     repeats = min(len({r for r, _ in cage.cells}), len({c for _, c in cage.cells})) if latin else k
     if k > repeats * n:

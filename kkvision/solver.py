@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .defaults import TIME_LIMIT as DEFAULT_TIME_LIMIT  # (the name vision/stages.py imports)
-from .errors import Ambiguous, KkvisionError, SolverTimeout, Unsolvable
+from .errors import Ambiguous, InvalidPuzzle, KkvisionError, SolverTimeout, Unsolvable
 from .puzzle import PRIMES, Cage, Cell, Grid, Puzzle, TooManyTuples, cage_tuples, check_grid, prime_exponents
 
 # A cage's tuples are listed in at most TUPLE_BUDGET search steps (digits tried,
@@ -209,8 +209,16 @@ class _Model:
             if table is None:  # too many tuples to list: by prime factors
                 self._product(cage.cells, exps, cond)
                 return True
-        else:  # '=', '-', '/', two-cell '?': at most n * n tuples
+        else:  # '=', '-', '/', two-cell '?': at most n * n tuples; a book's '-' or '/' over more cells
             table = _table(cage, n)
+            if table is None and cage.op == "-":  # too many to list: the largest twice, less the whole sum
+                hi = m.new_int_var(1, n, f"max{cage.anchor[0]}_{cage.anchor[1]}")
+                m.add_max_equality(hi, cvars)
+                m.add(2 * hi - sum(cvars) == t).only_enforce_if(*cond)
+                return True
+            if table is None:
+                raise InvalidPuzzle(f"cage {cage.label} at {cage.where}: too many digit tuples to weigh its"
+                                    f" {k} cells by the book's rule")
         if not table:
             return False
         m.add_allowed_assignments(cvars, table).only_enforce_if(*cond)

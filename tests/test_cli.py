@@ -24,6 +24,19 @@ def test_solve_json(samples, capsys):
     assert data["unique"] is True and data["solution"][0] == [1, 2, 4, 3]
 
 
+def test_solve_names_the_cages_it_took_by_a_puzzle_books_rule(tmp_path, capsys):
+    from kkvision import formats
+    from kkvision.puzzle import Puzzle
+    from tests.test_solver import BOOK_5X5, BOOK_SOLUTION
+
+    book = tmp_path / "book.json"
+    book.write_text(formats.write(Puzzle(5, BOOK_5X5), "json"))
+    assert main(["solve", "--json", str(book)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["solution"] == [list(row) for row in BOOK_SOLUTION]
+    assert any("puzzle books' rule" in note and "2/ at E1" in note and "2- at C3" in note for note in data["notes"])
+
+
 @pytest.mark.parametrize(
     "content, code",
     [

@@ -110,3 +110,20 @@ def test_shields_reads_rows_and_columns_above_nine():
     puzzle, _ = random_puzzle(11, 7, unique=False)
     text = formats.write(puzzle, "shields")
     assert formats.read(text, "shields") == puzzle
+
+
+@pytest.mark.parametrize("fmt", [f for f in formats.FORMATS if f != "keen"])
+def test_a_books_three_cell_minus_and_divide_round_trip_where_the_format_can_hold_them(fmt):
+    from kkvision.puzzle import Puzzle
+    from tests.test_solver import BOOK_5X5
+
+    puzzle = Puzzle(5, BOOK_5X5)
+    assert formats.read(formats.write(puzzle, fmt)) == puzzle
+
+
+def test_keen_ids_refuse_a_books_three_cell_minus_by_name():
+    from kkvision.puzzle import Puzzle
+    from tests.test_solver import BOOK_5X5
+
+    with pytest.raises(UnknownFormat, match="over more than two cells .*2/ at E1"):
+        formats.write(Puzzle(5, BOOK_5X5), "keen")

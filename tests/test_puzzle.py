@@ -1,3 +1,4 @@
+import itertools
 import time
 
 import pytest
@@ -38,11 +39,26 @@ def test_disconnected_cage_is_named():
         Puzzle(3, cages)
 
 
-def test_minus_and_divide_need_two_cells():
-    with pytest.raises(InvalidPuzzle, match="'-' cages have exactly 2"):
-        Cage("-", 1, ((0, 0), (0, 1), (0, 2)))
+def test_minus_and_divide_need_two_cells_or_more():
+    with pytest.raises(InvalidPuzzle, match="'-' cages have at least 2"):
+        Cage("-", 1, ((0, 0),))
     with pytest.raises(InvalidPuzzle, match="needs a single cell"):
         Cage("=", 1, ((0, 0), (0, 1)))
+    assert Cage("/", 2, ((0, 0), (0, 1), (1, 0))).book_rule and not Cage("/", 2, ((0, 0), (0, 1))).book_rule
+
+
+def test_a_books_minus_and_divide_over_three_cells_take_the_largest_less_or_over_the_others():
+    assert satisfies("-", 1, (6, 3, 2)) and satisfies("-", 1, (2, 6, 3)) and not satisfies("-", 1, (6, 3, 1))
+    assert satisfies("/", 2, (6, 3, 1)) and satisfies("/", 3, (1, 6, 2)) and not satisfies("/", 2, (6, 2, 2))
+    assert satisfies("-", 2, (5, 3)) and satisfies("/", 2, (3, 6))  # two cells as ever
+    ell = ((0, 0), (0, 1), (1, 0))  # (0, 1) and (1, 0) share neither row nor column: they may be equal
+    brute = sorted(t for t in itertools.product(range(1, 7), repeat=3)
+                   if t[0] not in (t[1], t[2]) and satisfies("/", 2, t))
+    assert cage_tuples(Cage("/", 2, ell), 6) == brute and (2, 1, 1) in brute
+    brute = sorted(t for t in itertools.product(range(1, 7), repeat=3)
+                   if t[0] not in (t[1], t[2]) and satisfies("-", 0, t))
+    assert cage_tuples(Cage("-", 0, ell), 6) == brute and (2, 1, 1) in brute
+    assert not target_possible(Cage("-", 5, ell), 6) and target_possible(Cage("-", 4, ell), 6)
 
 
 def test_impossible_target_is_named():

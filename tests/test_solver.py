@@ -5,7 +5,7 @@ import pytest
 
 from devtools.generate import random_puzzle
 from kkvision import formats, solver
-from kkvision.errors import Ambiguous, SolverTimeout, Unsolvable
+from kkvision.errors import Ambiguous, InvalidPuzzle, SolverTimeout, Unsolvable
 from kkvision.puzzle import Cage, Puzzle, check_grid
 from kkvision.solver import solve
 
@@ -274,3 +274,30 @@ def test_or_tools_is_loaded_plainly_when_pandas_is_already_there_or_its_stand_in
              "            raise ImportError('needs pandas.DataFrame')\n"
              "sys.meta_path.insert(0, Needy())\n")
     assert _fresh(needy + SOLVE_ONE + "print(hasattr(sys.modules['pandas'], 'DataFrame'))") == "True"
+
+
+
+BOOK_5X5 = (Cage("+", 6, ((0, 0), (1, 0))), Cage("=", 4, ((0, 1),)), Cage("*", 15, ((0, 2), (1, 2))),
+            Cage("=", 2, ((0, 3),)), Cage("/", 2, ((0, 4), (1, 3), (1, 4))), Cage("=", 3, ((1, 1),)),
+            Cage("+", 11, ((2, 0), (2, 1), (3, 0))), Cage("-", 2, ((2, 2), (3, 2), (3, 3))),
+            Cage("=", 3, ((2, 3),)), Cage("*", 60, ((2, 4), (3, 4), (4, 3), (4, 4))), Cage("=", 1, ((3, 1),)),
+            Cage("+", 5, ((4, 0), (4, 1))), Cage("=", 4, ((4, 2),)))  # its L-shaped '2/' and '2-': a book's rule
+BOOK_SOLUTION = ((5, 4, 3, 2, 1), (1, 3, 5, 4, 2), (2, 5, 1, 3, 4), (4, 1, 2, 5, 3), (3, 2, 4, 1, 5))
+
+
+def test_a_puzzle_with_a_books_three_cell_minus_and_divide_is_solved_by_that_rule():
+    s = solve(Puzzle(5, BOOK_5X5), require_unique=True)
+    assert s.grid == BOOK_SOLUTION  # E1 D2 E2: 4 / (2 x 1); C3 C4 D4: 5 - (1 + 2)
+    assert check_grid(Puzzle(5, BOOK_5X5), s.grid) == []
+
+
+def test_a_books_minus_too_big_to_list_is_constrained_by_its_largest_digit(monkeypatch):
+    listed = solver._table
+    monkeypatch.setattr(solver, "_table", lambda cage, n: None if cage.book_rule else listed(cage, n))
+    puzzle = Puzzle(5, tuple(c for c in BOOK_5X5 if c.op != "/") + (Cage("+", 7, ((0, 4), (1, 3), (1, 4))),))
+    s = solve(puzzle)  # (the '/' cage made a sum: too many tuples raise for a book's quotient)
+    assert check_grid(puzzle, s.grid) == []
+    cells = [s.grid[r][c] for r, c in ((2, 2), (3, 2), (3, 3))]
+    assert 2 * max(cells) - sum(cells) == 2
+    with pytest.raises(InvalidPuzzle, match="book's rule"):
+        solve(Puzzle(5, BOOK_5X5))

@@ -94,5 +94,8 @@ def write(puzzle: Puzzle) -> str:
     for cage in puzzle.cages:
         if cage.op == "?":
             raise UnknownFormat("Keen ids cannot hold hidden operators")
+        if cage.book_rule:
+            raise UnknownFormat(f"Keen ids cannot hold a '{cage.op}' cage over more than two cells ({cage.label} at"
+                                f" {cage.where})")
         clues.append(f"{_KEEN_OP[cage.op]}{cage.target}")
     return f"{w}:{compressed},{''.join(clues)}\n"
