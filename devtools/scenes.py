@@ -113,6 +113,7 @@ class Theme:
     highlight: RGB = (225, 235, 250)
     selected: RGB = (255, 245, 150)
     given: str = ""  # printed after a single cell's digit: '+' where an app prints a given 7 as '7+'
+    book: bool = False  # '-' and '/' over three cells, as puzzle books print them (_book_rules)
 
 
 PASTELS = ((255, 228, 225), (225, 245, 225), (225, 235, 255), (255, 250, 210), (240, 225, 250), (220, 245, 245))
@@ -160,7 +161,7 @@ TRAIN_THEMES = (
     Theme("puzzle-book", "print", (255, 255, 252), (255, 255, 255), (0, 0, 0), (0, 0, 0), (110, 110, 110),
           (0, 0, 0), (20, 20, 20), (20, 20, 20), ("LiberationSerif-Bold.ttf", "DejaVuSerif-Bold.ttf",
                                                   "Caladea-Bold.ttf", "Roboto-Bold.ttf"),
-          ("LiberationSerif-Regular.ttf", "Caladea-Regular.ttf")),
+          ("LiberationSerif-Regular.ttf", "Caladea-Regular.ttf"), book=True),
     Theme("magazine", "print", (255, 255, 255), (255, 255, 255), (30, 30, 60), (30, 30, 60), (140, 140, 160),
           (200, 30, 60), (30, 30, 60), (30, 30, 60), ("Lato-Bold.ttf", "OpenSans-Bold.ttf", "Carlito-Regular.ttf"),
           ("Lato-Regular.ttf", "OpenSans-Regular.ttf"), fills=((255, 240, 230), (235, 245, 255))),
@@ -195,7 +196,7 @@ HELDOUT_THEMES = (
     Theme("workbook", "print", (252, 252, 248), (255, 255, 255), (20, 20, 20), (20, 20, 20), (100, 100, 100),
           (20, 20, 20), (20, 20, 20), (20, 20, 20), ("NimbusSans-Bold.otf", "NimbusRoman-Regular.otf",
                                                      "C059-Roman.otf", "P052-Roman.otf"),
-          ("P052-Roman.otf", "NimbusSans-Regular.otf")),
+          ("P052-Roman.otf", "NimbusSans-Regular.otf"), book=True),
     Theme("vintage-newsprint", "print", (238, 228, 200), (255, 255, 255), (40, 35, 30), (40, 35, 30),
           (110, 100, 90), (40, 35, 30), (40, 35, 30), (40, 35, 30), ("URWBookman-Light.otf", "NimbusSans-Regular.otf",
                                                                    "URWGothic-Book.otf"),
@@ -312,6 +313,37 @@ def _box(corners: Corners) -> tuple[float, float, float, float]:
 
 
 # ---------------------------------------------------------------- shared draws
+
+def _book_rules(puzzle: Puzzle, grid: Grid) -> Puzzle:
+    """The puzzle as a book that prints '-' and '/' over three cells prints it: each 3-cell cage whose
+    digits make such a clue (the largest over the others' product, else the largest less the others)
+    takes it, where the grid stays the puzzle's only solution.  No random draw: the scene is as before."""
+    import math
+
+    from kkvision.errors import KkvisionError
+    from kkvision.puzzle import Cage
+    from kkvision.solver import solve
+
+    cages = list(puzzle.cages)
+    for i, cage in enumerate(cages):
+        if len(cage.cells) != 3 or cage.op == "?":
+            continue
+        values = [grid[r][c] for r, c in cage.cells]
+        hi = max(values)
+        if hi * hi % math.prod(values) == 0:
+            book = Cage("/", hi * hi // math.prod(values), cage.cells)
+        elif 2 * hi - sum(values) >= 1:
+            book = Cage("-", 2 * hi - sum(values), cage.cells)
+        else:
+            continue
+        trial = Puzzle(puzzle.size, tuple(cages[:i] + [book] + cages[i + 1:]))
+        try:
+            if solve(trial, require_unique=True).grid == grid:
+                cages[i] = book
+        except KkvisionError:
+            continue
+    return Puzzle(puzzle.size, tuple(cages))
+
 
 def _puzzle(rng: random.Random, sizes: tuple[int, ...] = (3, 4, 5, 6, 7, 8, 9),
             weights: tuple[int, ...] = (1, 3, 3, 4, 3, 3, 3), hidden: float = 0.0) -> tuple[Puzzle, Grid]:
@@ -656,6 +688,8 @@ def _print_page(rng: random.Random, theme: Theme, heldout: bool, k: Knobs, fill_
             notes.append(kind)
             continue
         puzzle, grid = _puzzle(rng, sizes=(4, 5, 6, 7, 8, 9), weights=(2, 3, 4, 3, 3, 3), hidden=0.05)
+        if theme.book:
+            puzzle = _book_rules(puzzle, grid)
         n = puzzle.size
         st = _fit(rng, theme, side, n, labels=(0.13, 0.3), frame=rng.choice(["thick", "same"]), screen=False)
         fk = frame_kind or rng.choices(FRAMES, [3, 3, 2, 2, 2])[0]

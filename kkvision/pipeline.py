@@ -161,4 +161,4 @@ def rules_used(puzzle: Puzzle) -> tuple[str, ...]:
 
 def _result(reading: Reading) -> Result:
     return Result(reading.puzzle, reading.grid, True, None, reading.labels, reading.geometry.corners,
-                  reading.odds, reading.notes, reading.geometry, reading.undetermined, reading.clues)
+                  reading.odds, reading.notes + rules_used(reading.puzzle), reading.geometry, reading.undetermined, reading.clues)

@@ -64,8 +64,9 @@ def operator(spelling: str) -> str | None:
 
 def label_parts(text: str, ncells: int) -> tuple[str, int | None]:
     """The label grammar: '12+' -> ('+', 12), '12×' -> ('*', 12); a bare number
-    is '=' on one cell and '?' (hidden) on several; '-' and '/' on other than
-    two cells are taken as hidden; no digits -> target None."""
+    is '=' on one cell and '?' (hidden) on several; '-' and '/' over more than
+    two cells are a puzzle book's (the largest digit less, or over, the others);
+    no digits -> target None."""
     text = text.strip()
     op = ""
     if text and text[-1] in SPELLINGS:
@@ -74,8 +75,6 @@ def label_parts(text: str, ncells: int) -> tuple[str, int | None]:
     target = int(digits) if digits and len(digits) <= MAX_DIGITS else None
     if ncells == 1:
         return "=", target
-    if op in ("-", "/") and ncells != 2:
-        op = "?"
     return (op or "?"), target
 
 

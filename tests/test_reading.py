@@ -63,8 +63,11 @@ def test_a_misread_that_leaves_no_solution_gives_way_to_the_next_reading():
 
 def test_texts_that_cannot_be_the_cages_clue_are_not_options():
     two = ((0, 0), (0, 1))
-    opts = options(ClueReading(((0, 0), (1, 0), (2, 0)), (("3-", 0.7), ("9+", 0.2))), 6)
+    column = ((0, 0), (1, 0), (2, 0))
+    opts = options(ClueReading(column, (("5-", 0.7), ("9+", 0.2))), 6)  # 6 - (1 + 2) is the most
     assert [c.label for c, _ in opts[:-1]] == ["9+"] and opts[-1][0] is None
+    opts = options(ClueReading(column, (("3-", 0.7), ("9+", 0.2))), 6)  # a puzzle book's: 6 - 1 - 2
+    assert [c.label for c, _ in opts[:-1]] == ["3-", "9+"]
     opts = options(ClueReading(two, (("99+", 0.5), ("6*", 0.3), ("", 0.1))), 4)
     assert [c.label for c, _ in opts[:-1]] == ["6*"]  # 99 is no sum of two digits up to 4
     assert opts[-1][1] < opts[0][1] * 4  # much was left to other texts: 'unreadable' is not far

@@ -503,3 +503,14 @@ def test_a_theme_whose_app_prints_givens_as_sums_prints_them_so():
     assert label_of("=", 7, BoardStyle(cell=60, given=THEMES["ios-light"].given), font) == "7+"
     assert label_of("=", 7, BoardStyle(cell=60, given=THEMES["newspaper"].given), font) == "7"
     assert label_of("+", 12, BoardStyle(cell=60, given="+"), font) == "12+"
+
+
+def test_a_puzzle_book_page_prints_cages_by_the_books_rule_and_is_read_by_it():
+    sc = scene("print", 14)  # a puzzle-book page of the working split: one KenKen with '-' or '/' over 3 cells
+    assert "puzzle-book" in sc.name
+    books = {c for c in sc.puzzles[0].puzzle.cages if c.book_rule}
+    assert books
+    solves_one(sc)
+    page = read_source(of_bytes(sc.data, sc.name), Options())
+    assert books <= set(page.outcomes[0].result.puzzle.cages)
+    assert any("puzzle books' rule" in note for note in page.outcomes[0].result.notes)

@@ -82,7 +82,7 @@ def test_parse_labels():
     assert parse("5", 1) == ("=", 5)
     assert parse("5+", 1) == ("=", 5)  # a single cell is a constant whatever the sign
     assert parse("24", 3) == ("?", 24)  # hidden operator
-    assert parse("2-", 3) == ("?", 2)  # '-' cannot span 3 cells
+    assert parse("2-", 3) == ("-", 2)  # over 3 cells: a puzzle book's rule
     assert parse("+", 2) == ("+", None)
     assert parse("12X", 3) == parse("12x", 3) == parse("12×", 3) == ("*", 12)
     assert parse("3–", 2) == parse("3—", 2) == parse("3−", 2) == ("-", 3)
@@ -408,3 +408,17 @@ def test_givens_printed_as_a_sum_on_their_single_cell_are_their_digits(no_tesser
     for c in givens:
         read, used = taken[c.anchor]
         assert read == f"{c.target}+" and used == Cage("=", c.target, c.cells)
+
+
+def test_a_books_three_cell_minus_and_divide_are_read_from_a_picture_by_that_rule(no_tesseract):
+    import dataclasses
+
+    from devtools.synth import random_look, render_flat
+    from kkvision.puzzle import Puzzle
+    from tests.test_solver import BOOK_5X5, BOOK_SOLUTION
+
+    look = dataclasses.replace(random_look(random.Random(43), FONTS, 5), cell=100, ops="ascii")
+    result = solved("book.png", png_bytes(render_flat(Puzzle(5, BOOK_5X5), look)), Options())
+    assert result.solution == BOOK_SOLUTION
+    assert {c for c in result.puzzle.cages if c.book_rule} == {c for c in BOOK_5X5 if c.book_rule}
+    assert any("puzzle books' rule" in note and "2/ at E1" in note for note in result.notes)

@@ -24,16 +24,14 @@ GIVEN_OPERATORS = "+*"
 
 def clue_for(text: str, cells: tuple[Cell, ...], n: int, latin: bool = True) -> Cage | None:
     """The clue a label's text gives for these cells; None when it cannot be
-    one ('-' or '/' on a single cell or on more than two, no digits, or a target
-    no digits up to n can make: each once per row and column, or with
-    latin=False in any way, as a puzzle's text is checked).  A sum or product
-    on a single cell ('7+', '9×': some apps print their givens so) is that
-    cell's digit, as a bare number is."""
+    one ('-' or '/' on a single cell, no digits, or a target no digits up to n
+    can make: each once per row and column, or with latin=False in any way, as
+    a puzzle's text is checked).  A sum or product on a single cell ('7+', '9×':
+    some apps print their givens so) is that cell's digit, as a bare number is;
+    '-' or '/' over more than two cells is a puzzle book's (Cage.book_rule)."""
     if text and SPELLINGS.get(text[-1], "?") in GIVEN_OPERATORS and len(cells) == 1:
         text = text[:-1]
     if text and text[-1] in ARITHMETIC and len(cells) == 1:
-        return None
-    if text and text[-1] in "-/" and len(cells) != 2:
         return None
     op, target = label_parts(text, len(cells))
     if target is None:

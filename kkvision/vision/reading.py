@@ -113,13 +113,14 @@ def _inferred(rd: ClueReading, grid: tuple[tuple[int, ...], ...]) -> Cage:
     values = [grid[r][c] for r, c in rd.cells]
     if len(values) == 1:
         return Cage("=", values[0], rd.cells)
-    hi, lo = max(values), min(values)
+    hi = max(values)
     if rd.op == "*":
         return Cage("*", math.prod(values), rd.cells)
-    if rd.op == "-" and len(values) == 2:
-        return Cage("-", hi - lo, rd.cells)
-    if rd.op == "/" and len(values) == 2 and hi % lo == 0:
-        return Cage("/", hi // lo, rd.cells)
+    rest = sum(values) - hi  # the others' sum and product: a book's '-' and '/' over more than two cells
+    if rd.op == "-" and hi - rest >= (1 if len(values) == 2 else 0):
+        return Cage("-", hi - rest, rd.cells)
+    if rd.op == "/" and (hi * hi) % math.prod(values) == 0:
+        return Cage("/", hi * hi // math.prod(values), rd.cells)
     return Cage("+" if rd.op == "+" else "?", sum(values), rd.cells)
 
 
