@@ -318,10 +318,8 @@ def _book_rules(puzzle: Puzzle, grid: Grid) -> Puzzle:
     """The puzzle as a book that prints '-' and '/' over three cells prints it: each 3-cell cage whose
     digits make such a clue (the largest over the others' product, else the largest less the others)
     takes it, where the grid stays the puzzle's only solution.  No random draw: the scene is as before."""
-    import math
-
     from kkvision.errors import KkvisionError
-    from kkvision.puzzle import Cage
+    from kkvision.puzzle import Cage, by_largest
     from kkvision.solver import solve
 
     cages = list(puzzle.cages)
@@ -329,11 +327,11 @@ def _book_rules(puzzle: Puzzle, grid: Grid) -> Puzzle:
         if len(cage.cells) != 3 or cage.op == "?":
             continue
         values = [grid[r][c] for r, c in cage.cells]
-        hi = max(values)
-        if hi * hi % math.prod(values) == 0:
-            book = Cage("/", hi * hi // math.prod(values), cage.cells)
-        elif 2 * hi - sum(values) >= 1:
-            book = Cage("-", 2 * hi - sum(values), cage.cells)
+        quotient, difference = by_largest("/", values), by_largest("-", values)
+        if quotient is not None:
+            book = Cage("/", quotient, cage.cells)
+        elif difference is not None and difference >= 1:
+            book = Cage("-", difference, cage.cells)
         else:
             continue
         trial = Puzzle(puzzle.size, tuple(cages[:i] + [book] + cages[i + 1:]))

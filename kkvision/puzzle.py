@@ -148,12 +148,18 @@ def satisfies(op: str, target: int, values: tuple[int, ...] | list[int]) -> bool
         return sum(values) == target
     if op == "*":
         return reduce(lambda a, b: a * b, values, 1) == target
-    if len(values) < 2:
-        return False
-    hi = max(values)  # the largest, less (or over) the others: two cells' difference and quotient, or a book's
+    return len(values) >= 2 and by_largest(op, values) == target
+
+
+def by_largest(op: str, values: tuple[int, ...] | list[int]) -> int | None:
+    """What '-' or '/' makes of these digits (two or more): the largest less the others' sum, or over
+    their product (two cells' difference and quotient, or a puzzle book's); None where '/' leaves a
+    remainder."""
+    hi = max(values)
     if op == "-":
-        return hi - (sum(values) - hi) == target
-    return reduce(lambda a, b: a * b, values, 1) * target == hi * hi  # '/': hi / (product / hi)
+        return hi - (sum(values) - hi)
+    others = math.prod(values) // hi
+    return hi // others if hi % others == 0 else None
 
 
 class TooManyTuples(ValueError):
@@ -189,13 +195,12 @@ def cage_tuples(cage: Cage, n: int, budget: int | None = None, max_tuples: int |
     found: set[tuple[int, ...]] = set()
     steps = [budget if budget is not None else -1, max_tuples if max_tuples is not None else -1]
     try:
-        if op in "-/" and target < (0 if op == "-" else 1):
-            return out
         if op in "-/":  # a book's rule over k > 2 cells: the tuples whose largest digit h gives the target
             for h in range(1, n + 1):  # ... have the sum 2h - target, or the product h * h / target
-                whole = ("+", 2 * h - target) if op == "-" else ("*", h * h // target if h * h % target == 0 else 0)
-                if whole[1] > 0 and target_possible(Cage(whole[0], whole[1], cells), n):
-                    _extend(whole[0], whole[1], n, conflicts, [], found, steps)
+                o, whole = ("+", 2 * h - target) if op == "-" else (
+                    "*", h * h // target if target > 0 and h * h % target == 0 else 0)
+                if whole > 0 and target_possible(Cage(o, whole, cells), n):
+                    _extend(o, whole, n, conflicts, [], found, steps)
             return sorted(t for t in found if satisfies(op, target, t))
         for o in ops:
             if target_possible(Cage(o, target, cells), n):

@@ -29,7 +29,7 @@ from ..errors import (
     Unsolvable,
     UsageError,
 )
-from ..puzzle import Cage, Puzzle, satisfies
+from ..puzzle import Cage, Puzzle, by_largest, satisfies
 from ..solver import Choice, most_probable
 from ..vocab import HIDDEN, Cell, cell_name
 from .clues import clue_for
@@ -113,14 +113,11 @@ def _inferred(rd: ClueReading, grid: tuple[tuple[int, ...], ...]) -> Cage:
     values = [grid[r][c] for r, c in rd.cells]
     if len(values) == 1:
         return Cage("=", values[0], rd.cells)
-    hi = max(values)
     if rd.op == "*":
         return Cage("*", math.prod(values), rd.cells)
-    rest = sum(values) - hi  # the others' sum and product: a book's '-' and '/' over more than two cells
-    if rd.op == "-" and hi - rest >= (1 if len(values) == 2 else 0):
-        return Cage("-", hi - rest, rd.cells)
-    if rd.op == "/" and (hi * hi) % math.prod(values) == 0:
-        return Cage("/", hi * hi // math.prod(values), rd.cells)
+    made = by_largest(rd.op, values) if rd.op in "-/" else None  # two cells', or a puzzle book's
+    if made is not None and made >= 0:
+        return Cage(rd.op, made, rd.cells)
     return Cage("+" if rd.op == "+" else "?", sum(values), rd.cells)
 
 
