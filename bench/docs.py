@@ -58,11 +58,12 @@ tesseract as a second witness).  `--calibrate 12` answers at any odds and measur
 table that set the margin an answer needs (50 times more probable than any reading with
 another solution, `reading.MARGIN`)."""),
     Benchmark("scenes", "Apps, sites and prints it has never seen", """\
-Domain-randomised scenes (`devtools/scenes.py`) in seven families: **app** screens (phone,
+Domain-randomised scenes (`devtools/scenes.py`) in eight families: **app** screens (phone,
 tablet, desktop: status bar, toolbar, keypads, ads, highlighted and selected cells, coloured
 cages, light and dark themes), **web** pages (bold labels 10-45% of the cell, sudoku and
 crossword thumbnails, banners), **print** pages (one to four puzzles, ruled boxes, neighbouring
-sudokus, halftone), **filled** grids (typed, handwritten or kkvision-drawn answers, pencil marks),
+sudokus, halftone), **colour** app screens whose cages are told by their fills alone (no cage
+line; one train theme, pastel-cages, and one held out, candy, whose tints are fainter), **filled** grids (typed, handwritten or kkvision-drawn answers, pencil marks),
 **photo**s of paper and screens, **turned** (90/180/270 degrees, no orientation tag) and **dim**.
 `heldout` scenes use only the 9 held-out themes (colour schemes, layouts), label fonts and
 handwriting that no other scene uses.  A scene's count is right when the puzzles found are

@@ -2,8 +2,9 @@
 
 `draw_board` draws a KenKen grid onto a picture at a place and size: cell
 backgrounds (cage colours, a highlighted row and column, a selected cell),
-thin cell lines (solid, dashed or none), cage borders (thick lines, or inset
-outlines, solid or dashed, in any colour), a frame (any width, rounded or
+thin cell lines (solid, dashed or none), cage borders (thick lines, inset
+outlines, solid or dashed, in any colour, or none: cages told by their fill
+colour alone, as some desktop apps draw them), a frame (any width, rounded or
 square), labels (any font, 10..45% of the cell high, any spelling of the
 operators), and what a user or an app wrote in: answers (typed, handwritten,
 drawn as kkvision draws them) and pencil marks.  It returns the grid's
@@ -99,7 +100,7 @@ class BoardStyle:
     thin: int = 1
     thin_colour: RGB = (120, 120, 120)
     thin_style: str = "solid"  # solid, dashed, none
-    border: str = "thick"  # thick, outline, dashed (inset outlines of each cage)
+    border: str = "thick"  # thick, outline, dashed (inset outlines of each cage), colour (no line: fills alone)
     thick: int = 5
     line: RGB = (0, 0, 0)  # cage borders
     cage_colours: tuple[RGB, ...] = ()  # outline colours per cage (cycled); () = `line`
@@ -130,8 +131,13 @@ def _owner(puzzle: Puzzle) -> dict[Cell, int]:
     return {cell: k for k, cage in enumerate(puzzle.cages) for cell in cage.cells}
 
 
-def cage_colouring(puzzle: Puzzle, colours: int, rng: random.Random) -> list[int]:
-    """A colour index per cage, neighbouring cages different (greedy, random order)."""
+COLOURING_STEPS = 100_000  # a proper colouring not found in this many placements is given up on (none is near it)
+
+
+def cage_colouring(puzzle: Puzzle, colours: int, rng: random.Random, proper: bool = False) -> list[int]:
+    """A colour index per cage, neighbouring cages different (greedy, random order; where the colours run
+    out a neighbour's is reused).  `proper`: never reused (a board whose cages are told by colour alone),
+    by backtracking over the cages in a random order."""
     owner = _owner(puzzle)
     near: dict[int, set[int]] = {k: set() for k in range(len(puzzle.cages))}
     for (r, c), k in owner.items():
@@ -142,6 +148,29 @@ def cage_colouring(puzzle: Puzzle, colours: int, rng: random.Random) -> list[int
     out = [-1] * len(puzzle.cages)
     order = list(range(len(puzzle.cages)))
     rng.shuffle(order)
+    if proper:
+        order.sort(key=lambda k: -len(near[k]))  # the most constrained first: backtracking stays short
+        tries = [rng.sample(range(colours), colours) for _ in order]
+        steps = [0]
+
+        def place(i: int) -> bool:
+            if i == len(order):
+                return True
+            steps[0] += 1
+            if steps[0] > COLOURING_STEPS:
+                return False
+            k = order[i]
+            for colour in tries[i]:
+                if all(out[j] != colour for j in near[k]):
+                    out[k] = colour
+                    if place(i + 1):
+                        return True
+            out[k] = -1
+            return False
+
+        if not place(0):
+            raise ValueError(f"the cages cannot be told apart by {colours} colours")
+        return out
     for k in order:
         used = {out[j] for j in near[k]}
         free = [i for i in range(colours) if i not in used] or list(range(colours))
@@ -165,15 +194,16 @@ def draw_board(img: Image.Image, x0: float, y0: float, puzzle: Puzzle, st: Board
         return x0 + c * s, y0 + r * s, x0 + (c + 1) * s, y0 + (r + 1) * s
 
     if st.fills:
-        colour_of = cage_colouring(puzzle, len(st.fills), rng)
+        colour_of = cage_colouring(puzzle, len(st.fills), rng, proper=st.border == "colour")
         for (r, c), k in owner.items():
             d.rectangle(box(r, c), fill=st.fills[colour_of[k]])
-    if st.highlight is not None:
+    by_colour = st.border == "colour"  # the fills are the cages: no highlight paints over them
+    if st.highlight is not None and not by_colour:
         hr, hc = st.highlight
         for i in range(n):
             for cell in ((hr, i), (i, hc)):
                 d.rectangle(box(*cell), fill=st.highlight_colour)
-    if st.selected is not None:
+    if st.selected is not None and not by_colour:
         d.rectangle(box(*st.selected), fill=st.selected_colour)
 
     if st.thin_style != "none":
@@ -193,8 +223,13 @@ def draw_board(img: Image.Image, x0: float, y0: float, puzzle: Puzzle, st: Board
                 d.line([(bx1, max(y0, by0 - t / 2 + 1)), (bx1, min(y1, by1 + t / 2))], fill=st.line, width=t)
             if r + 1 < n and owner[(r + 1, c)] != k:
                 d.line([(max(x0, bx0 - t / 2 + 1), by1), (min(x1, bx1 + t / 2), by1)], fill=st.line, width=t)
-    else:
+    elif st.border != "colour":
         _outlines(d, puzzle, st, x0, y0)
+
+    if st.selected is not None and by_colour:  # the selected cell outlined inside, its fill kept
+        bx0, by0, bx1, by1 = box(*st.selected)
+        w = max(2, int(0.04 * s))
+        d.rectangle((bx0 + w, by0 + w, bx1 - w, by1 - w), outline=st.selected_colour, width=w)
 
     if st.frame > 0:
         fw = int(st.frame)
@@ -215,7 +250,7 @@ def draw_board(img: Image.Image, x0: float, y0: float, puzzle: Puzzle, st: Board
         inset = st.margin * s + (st.thick / 2 if st.border == "thick" else 0)
         top = by0 + inset + (st.margin * s * 0.5 if st.border != "thick" else 0)
         height = -f.getbbox("8", anchor="ls")[1]
-        if st.border != "thick":  # the cage outline breaks round the label, as killer-sudoku apps draw it
+        if st.border not in ("thick", "colour"):  # the cage outline breaks round the label, as killer-sudoku apps draw it
             tb = d.textbbox((bx0 + inset, top + height), text, font=f, anchor="ls")
             under = st.fills[colour_of[owner[(r, c)]]] if st.fills else st.paper
             d.rectangle([tb[0] - 2, tb[1] - 2, tb[2] + 2, tb[3] + 2], fill=under)

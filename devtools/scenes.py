@@ -20,6 +20,8 @@ sizes, lines, labels and furniture independently, deterministically per seed):
   print   a scanned book or newspaper page: one to four KenKens, each maybe in
           a ruled box (loose or tight), with a rule or text touching its frame,
           beside sudokus and crosswords; halftone, tint, show-through, scan
+  colour  an app's screen whose cages are told by their fills alone (no cage
+          line; neighbours' colours differ), in the themes that draw them so
   filled  any of those with answers in some or all cells: typed by an app,
           handwritten, drawn as kkvision draws them, and pencil marks; on a
           print theme a pen's ink is on paper (the print stays dark where
@@ -38,7 +40,8 @@ trained on synth.TRAIN_FONTS only, so SCENE_TRAIN_FONTS are new to it as well.
 Knobs fix a choice the family would draw (tests use them): any family: theme
 (a name in THEMES, of the split); app: device ('phone', 'small', 'tablet',
 'desktop'), keypad (a style of scene_parts.KEYPADS or 'none'), ads (False:
-none); print: count (1..4), frame ('open', 'ruled', 'tight', 'rule',
+none), cages (one of the theme's Theme.borders, or 'colour': the fills alone,
+where Theme.by_colour); print: count (1..4), frame ('open', 'ruled', 'tight', 'rule',
 'text'), neighbours (0..2); filled: mode ('typed', 'written', 'drawn',
 'pencil', 'mixed', or a real hand's HAND_MODES 'hand', 'hand-big', 'hand-pencil'),
 wrong (that many answers wrong), writer (the real hand), blank (nothing written:
@@ -77,7 +80,7 @@ from devtools.synth import HELDOUT_FONTS, TRAIN_FONTS
 from kkvision.puzzle import Grid, Puzzle
 from kkvision.vocab import Cell
 
-FAMILIES = ("app", "web", "print", "filled", "photo", "turned", "dim")
+FAMILIES = ("app", "web", "print", "colour", "filled", "photo", "turned", "dim")
 SCENE_TRAIN_FONTS = ("Inter-Bold.otf", "Inter-SemiBold.otf", "Manrope-Bold.ttf", "JetBrainsMono-Bold.ttf",
                      "Quicksand-Bold.ttf", "Cabin-Bold.otf", "Oxygen-Sans-Bold.ttf", "Inter-Regular.otf")
 SCENE_HELDOUT_FONTS = ("LeagueSpartan-Bold.otf", "Dosis-SemiBold.otf", "Dosis-Bold.otf", "Comfortaa-Bold.ttf",
@@ -110,6 +113,7 @@ class Theme:
     key_fg: RGB = (20, 20, 20)
     fills: tuple[RGB, ...] = ()  # cage backgrounds
     borders: tuple[str, ...] = ("thick",)  # cage drawings: thick, outline, dashed
+    by_colour: bool = False  # its fills alone may draw the cages (border 'colour': the family 'colour' draws them)
     highlight: RGB = (225, 235, 250)
     selected: RGB = (255, 245, 150)
     given: str = ""  # printed after a single cell's digit: '+' where an app prints a given 7 as '7+'
@@ -130,7 +134,7 @@ TRAIN_THEMES = (
           highlight=(45, 45, 60), selected=(70, 60, 100)),
     Theme("pastel-cages", "app", (250, 250, 250), (255, 255, 255), (40, 40, 40), (60, 60, 60), (190, 190, 190),
           (255, 140, 90), (40, 40, 40), (220, 90, 40), ("OpenSans-Bold.ttf", "Lato-Bold.ttf", "Manrope-Bold.ttf"),
-          ("OpenSans-Regular.ttf", "Lato-Regular.ttf"), fills=PASTELS, borders=("thick", "outline")),
+          ("OpenSans-Regular.ttf", "Lato-Regular.ttf"), fills=PASTELS, borders=("thick", "outline"), by_colour=True),
     Theme("sepia", "app", (240, 230, 210), (250, 243, 228), (80, 50, 20), (70, 45, 20), (190, 170, 140),
           (150, 100, 50), (70, 45, 20), (40, 90, 140), ("DejaVuSerif-Bold.ttf", "LiberationSerif-Bold.ttf",
                                                         "Caladea-Bold.ttf"),
@@ -183,7 +187,7 @@ HELDOUT_THEMES = (
           (236, 64, 122), (136, 14, 79), (60, 60, 200), ("Comfortaa-Bold.ttf", "URWGothic-Book.otf"),
           ("Comfortaa-Bold.ttf",), key_bg=(248, 187, 208), key_fg=(136, 14, 79),
           fills=((255, 235, 238), (243, 229, 245), (232, 234, 246), (255, 248, 225)),
-          borders=("outline", "dashed", "thick")),
+          borders=("outline", "dashed", "thick"), by_colour=True),
     Theme("retro-site", "web", (255, 250, 230), (255, 253, 240), (0, 0, 0), (0, 0, 0), (120, 120, 120),
           (128, 0, 0), (20, 20, 20), (0, 0, 160), ("NimbusMonoPS-Regular.otf", "NimbusSans-Bold.otf", "C059-Roman.otf"),
           ("NimbusRoman-Regular.otf", "NimbusMonoPS-Regular.otf")),
@@ -276,8 +280,12 @@ def scene(family: str, seed: int, heldout: bool = False, **knobs: object) -> Sce
         raise ValueError(f"unknown family {family!r}: one of {', '.join(FAMILIES)}")
     rng = random.Random(f"kkvision-scene:{family}:{seed}:{int(heldout)}")
     themes = HELDOUT_THEMES if heldout else TRAIN_THEMES
+    if family == "colour":  # an app's screen whose cages are told by their fills alone
+        themes = tuple(t for t in themes if t.by_colour)
+        knobs = {"cages": "colour", **knobs}
     k = Knobs(knobs)
-    kind = family if family in ("app", "web", "print") else rng.choice(["app", "web", "print"])
+    kind = (family if family in ("app", "web", "print") else "app" if family == "colour"
+            else rng.choice(["app", "web", "print"]))
     theme = rng.choice([t for t in themes if t.kind == kind])
     if "theme" in knobs:
         theme = THEMES[str(k.take("theme", lambda: None))]
@@ -354,11 +362,16 @@ def _contrast(c: RGB) -> RGB:
 
 
 def _style(rng: random.Random, theme: Theme, cell: float, *, labels: tuple[float, float] = (0.14, 0.28),
-           frame: str = "thick", screen: bool = True) -> BoardStyle:
+           frame: str = "thick", screen: bool = True, cages: object = None) -> BoardStyle:
     """The board's look: the theme's colours and fonts, everything else drawn for this scene.  Labels are
-    `labels` of the cell high, but never under 8 px on a screen or 11 px on a page (print at 150..200 dpi)."""
+    `labels` of the cell high, but never under 8 px on a screen or 11 px on a page (print at 150..200 dpi).
+    `cages`: the cage drawing (one of Theme.borders), when the caller fixed it."""
     j = parts.jitter
-    border = rng.choice(theme.borders)
+    border = rng.choice(theme.borders)  # drawn also when fixed: every other draw stays the scene's own
+    if cages is not None:
+        if cages not in theme.borders + (("colour",) if theme.by_colour else ()):
+            raise ValueError(f"theme {theme.name!r} draws no cages as {cages!r}")
+        border = str(cages)
     thick = max(2, round(cell * rng.uniform(0.035, 0.1)))
     thin = max(1, round(cell * rng.uniform(0.008, 0.025)))
     frames = {"thick": max(thick, round(cell * rng.uniform(0.05, 0.12))), "thin": thin + rng.randint(0, 2),
@@ -370,7 +383,7 @@ def _style(rng: random.Random, theme: Theme, cell: float, *, labels: tuple[float
         cell=cell, paper=theme.paper, thin=thin, thin_colour=j(theme.thin, rng, 8),
         thin_style=rng.choices(["solid", "dashed", "none"], [20, 3, 1 if border == "thick" else 0])[0],
         border=border, thick=thick, line=j(theme.line, rng, 8), cage_colours=colours,
-        fills=theme.fills if theme.fills and rng.random() < 0.6 else (),
+        fills=theme.fills if theme.fills and (rng.random() < 0.6 or border == "colour") else (),
         frame=frames[frame], frame_colour=j(theme.line, rng, 8),
         radius=rng.choice([0, 0, 0, 0.08, 0.2]) if screen else 0.0,
         label_font=rng.choice(theme.fonts), label_colour=j(theme.ink, rng, 8),
@@ -520,9 +533,12 @@ def _app(rng: random.Random, theme: Theme, heldout: bool, k: Knobs, fill_mode: s
             bx = max(bx, 180 * u)
         kw = min(W - (bx + side) - 40 * u, side * 0.8)
         kp_box = (bx + side + 24 * u, by + side * 0.15, bx + side + 24 * u + kw, by + side * 0.15 + min(kw, side * 0.7))
-    st = replace(_fit(rng, theme, side, n, labels=(0.13, 0.3), frame=rng.choice(["thick", "thin", "same"])),
+    st = replace(_fit(rng, theme, side, n, labels=(0.13, 0.3), frame=rng.choice(["thick", "thin", "same"]),
+                      cages=k.take("cages", lambda: None)),
                  highlight=(rng.randrange(n), rng.randrange(n)) if rng.random() < 0.35 else None,
                  selected=(rng.randrange(n), rng.randrange(n)) if rng.random() < 0.5 else None)
+    if st.border == "colour":
+        notes.append("cages=colour")
     fill = _fill(rng, theme, heldout, grid, fill_mode, k.given) if fill_mode else None
     if fill is None and rng.random() < 0.15:  # a game just begun: a few pencil marks
         fill = replace(_fill(rng, theme, heldout, grid, "pencil"), answers={})
@@ -880,5 +896,6 @@ def _dim(rng: random.Random, theme: Theme, heldout: bool, k: Knobs) -> Draft:
 
 
 BUILDERS: dict[str, Callable[..., Draft]] = {
-    "app": _app, "web": _web, "print": _print, "filled": _filled, "photo": _photo, "turned": _turned, "dim": _dim,
+    "app": _app, "web": _web, "print": _print, "colour": _app, "filled": _filled, "photo": _photo, "turned": _turned,
+    "dim": _dim,
 }

@@ -199,3 +199,93 @@ def test_cells_dark_all_over_are_no_texture_to_take_off():
     dark[:, 440:460] = 1.0
     lifted = above_texture(dark, geom)
     assert np.isfinite(lifted).all() and lifted[0, 0] == 0.0 and lifted[0, 450] == 1.0
+
+
+def _colour_board(n: int, fills: tuple, thin: str = "solid", dark: bool = False, highlight=None,
+                  border: str = "colour"):
+    """A board whose cages are told by their fills alone (no cage line), as some desktop apps draw it."""
+    from PIL import Image
+
+    from devtools.scene_board import BoardStyle, draw_board
+
+    puzzle, _ = random_puzzle(n, seed=60 + n, unique=False)
+    cell = 720 / n
+    paper, ink = ((30, 30, 30), (230, 230, 230)) if dark else ((255, 255, 255), (40, 40, 40))
+    style = BoardStyle(cell=cell, paper=paper, thin=max(1, round(0.012 * cell)), thin_colour=(150, 150, 150),
+                       thin_style=thin, border=border, fills=fills,
+                       thick=1 if border == "colour" else 5, line=(150, 150, 150) if border == "colour" else ink, frame=max(3, round(0.05 * cell)), frame_colour=ink,
+                       label_font="DejaVuSans-Bold.ttf", label_colour=ink, highlight=highlight)
+    img = Image.new("RGB", (840, 840), (20, 20, 20) if dark else (250, 250, 250))
+    draw_board(img, 60, 60, puzzle, style, random.Random(n))
+    return puzzle, bgr(img)
+
+
+PASTEL = ((255, 228, 225), (225, 245, 225), (225, 235, 255), (255, 250, 210), (240, 225, 250), (220, 245, 245))
+
+
+@pytest.mark.parametrize("n,fills,thin,dark", [
+    (4, PASTEL[:4], "solid", False), (6, PASTEL, "solid", False), (9, PASTEL, "dashed", False),
+    (7, ((255, 235, 238), (243, 229, 245), (232, 234, 246), (255, 248, 225)), "solid", False),  # faint tints
+    (6, ((60, 40, 40), (40, 60, 45), (40, 45, 70), (65, 60, 35), (55, 40, 65)), "solid", True)])  # a dark theme
+def test_cages_told_by_their_fills_alone_are_found_from_the_colour_square(n, fills, thin, dark):
+    """No cage border drawn: in grey the lines are one kind (the grid one cage) or the fills' faint steps
+    of grey draw some borders; in colour each cell's fill, compared with its neighbours', draws the
+    cages: the layout itself where the lines are all alike, else the alternative the labels judge."""
+    puzzle, image = _colour_board(n, fills, thin, dark)
+    [(geom, square)] = find_grids(image)
+    assert geom.size == n
+    truth = tuple(c.cells for c in puzzle.cages)
+    assert find_cages(square, geom)[0].cages != truth  # nothing to go on without the colours
+    layout, _ = find_cages(square, geom, geom.colour_square(image))
+    found = []
+    while layout is not None:
+        found.append(layout.cages)
+        layout = layout.other
+    assert truth in found
+    if n != 7:  # all the lines alike: the fills' layout is the one taken
+        assert found == [truth]
+
+
+def test_a_highlighted_row_on_plain_paper_is_no_layout_of_its_own_but_an_alternative_the_labels_judge():
+    """A highlighted row and column over thick cage borders: the lines decide.  The fills' layout is only
+    an alternative (layout.other), which agree_with_labels takes when it needs fewer mendings."""
+    puzzle, image = _colour_board(6, (), highlight=(2, 3), border="thick")
+    [(geom, square)] = find_grids(image)
+    layout, _ = find_cages(square, geom, geom.colour_square(image))
+    assert layout.cages == tuple(c.cells for c in puzzle.cages)
+
+
+def test_one_fill_everywhere_gives_no_layout_by_fills():
+    from kkvision.vision.cages import _fill_changes
+
+    _, image = _colour_board(5, ((240, 240, 250),), border="thick")
+    [(geom, _)] = find_grids(image)
+    assert _fill_changes(geom.colour_square(image), geom) is None
+
+
+def test_a_screen_whose_cages_are_told_by_colour_alone_is_solved():
+    """A train theme's app screen (devtools/scenes.py family 'colour'): thin lines only, the cages in
+    pastel fills.  Refused before the fills were compared (exit 13: the borders disagreed with the labels)."""
+    from devtools.scenes import scene
+    from kkvision.pipeline import Options, read_source
+    from kkvision.sources import of_bytes
+
+    sc = scene("colour", 3)
+    assert "cages=colour" in sc.notes
+    [outcome] = read_source(of_bytes(sc.data, sc.name), Options()).outcomes
+    assert outcome.result is not None and outcome.result.solution == sc.puzzles[0].solution
+
+
+def test_the_small_colour_square_for_the_fills_is_the_full_one_sampled():
+    """find_cages is handed every FILL_EVERY-th pixel of the colour square (quicker to straighten):
+    the same picture, the same fills."""
+    from kkvision.vision.cages import FILL_EVERY, _fill_changes
+
+    _, image = _colour_board(6, PASTEL)
+    [(geom, _)] = find_grids(image)
+    full, small = geom.colour_square(image), geom.colour_square(image, FILL_EVERY)
+    assert small.shape == (900 // FILL_EVERY, 900 // FILL_EVERY, 3)
+    sampled = full[FILL_EVERY // 2::FILL_EVERY, FILL_EVERY // 2::FILL_EVERY].astype(int)
+    assert np.median(np.abs(sampled - small)) <= 1
+    a, b = _fill_changes(full, geom), _fill_changes(small, geom)
+    assert (a[0] > a[2]).tolist() == (b[0] > b[2]).tolist() and (a[1] > a[2]).tolist() == (b[1] > b[2]).tolist()

@@ -43,13 +43,22 @@ def agree_with_labels(layout: CageLayout, cells: dict[Cell, LabelReading],
     """The layout with borders changed, where needed, so that each cage's
     label is in its first cell and no other cell of it holds one (a label
     read in a cell of `hidden`, under a written answer, starts no cage).
-    When the lines' ink allowed another split (layout.other), the one of
-    the two that needs fewer changes (the first on a tie)."""
+    When the lines' ink allowed another split, or the cells' fills draw
+    cages too (layout.other, and its other), the one of them that needs the
+    fewest changes (the first on a tie)."""
     agreed = _agree(layout, cells, hidden)
-    if layout.other is None:
-        return agreed
-    other = _agree(layout.other, cells, hidden)
-    return other if len(other.changed) < len(agreed.changed) else agreed
+    starts = sum(rd.has_label >= LABEL_SURE for cell, rd in cells.items() if cell not in hidden)
+    other = layout.other
+    while other is not None and agreed.changed:  # none needs fewer than none
+        # each change adds one cage at most: a layout short of cages for the sure labels by as many
+        # changes as the best needs would need more to give each its cage (and mending its big
+        # cages is long work: a 3-colour app's fills, neighbours sharing one, join half the grid)
+        if starts - len(other.cages) < len(agreed.changed):
+            candidate = _agree(other, cells, hidden)
+            if len(candidate.changed) < len(agreed.changed):
+                agreed = candidate
+        other = other.other
+    return agreed
 
 
 def _agree(layout: CageLayout, cells: dict[Cell, LabelReading], hidden: frozenset[Cell]) -> CageLayout:

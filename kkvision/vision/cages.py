@@ -13,6 +13,14 @@ a little inside each cell, and the cell line between them is thin.  Such a
 pair adds its lines' ink to the edge's (_inset_pair), so an outlined border
 weighs as a thick one; a line on one side only (a label, a stroke of a
 digit) adds nothing.
+
+Some apps draw no cage borders at all: each cage is filled in its own colour,
+neighbours different, and every line between cells is alike.  Given the grid
+in colour, each cell's fill (the median colour of its middle's paper, ink left
+out) is compared with its neighbours' (_fill_changes); where those
+differences fall clearly into two kinds, the layout they draw is the answer
+when the lines are all of one kind, and else the alternative the labels
+choose from (CageLayout.other, agree.agree_with_labels).
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ import cv2
 import numpy as np
 
 from ..puzzle import Cell, join_cells
-from .stages import CageLayout, GridGeometry
+from .stages import SIDE, CageLayout, GridGeometry
 from .stats import median, percentile
 
 ALONG = (0.45, 0.85)  # measured part of an edge, from its start (labels sit at a cell's top left)
@@ -50,6 +58,12 @@ INSET_GAP = 0.35  # ... each outline apart from the cell line between by paper (
 INSET_INK = 0.35  # ... and each outline's ink (darkness summed across it) at least this: a 1 px line a third
                    # dark, a 2 px dashed one; a photographed screen's texture is less
 INSET_LINE = 0.12  # ... a line there darkens, on the mean along the edge, at least this (a dashed one about half; a light grey one 0.3)
+FILL_AREA = (0.25, 0.85)  # a cell's fill is measured in its middle, of its side: past its lines and label's corner
+FILL_PAPER = 0.25  # ... on the pixels darker than this (cages.darkness) are none of it: ink of labels, answers, notes
+FILL_SIDE = 300  # px: the colour square is shrunk to this side at most (a fill is flat: a 9x9's cell keeps 33 px)
+FILL_EVERY = 3  # ... or straightened so (GridGeometry.colour_square's `every`: SIDE / 3 px a side) when only its fills are asked for
+FILL_APART = 6.0  # fills of two cages differ by at least this (RGB distance, 0..255 a channel; the scenes' pastels
+                  # 12..50, a cell's own from its neighbour's in one fill: under 2, a photo's uneven light a few)
 
 
 def paper(gray: np.ndarray, cell: float) -> np.ndarray:
@@ -243,8 +257,11 @@ def group(n: int, right: np.ndarray, down: np.ndarray) -> list[list[Cell]]:
     return [[divmod(i, n) for i in g] for g in join_cells(n * n, pairs)]
 
 
-def find_cages(square: np.ndarray, geom: GridGeometry) -> tuple[CageLayout, np.ndarray]:
-    """Cage layout, and the darkness image the later stages reuse."""
+def find_cages(square: np.ndarray, geom: GridGeometry, colour: np.ndarray | None = None
+               ) -> tuple[CageLayout, np.ndarray]:
+    """Cage layout, and the darkness image the later stages reuse.  `colour`: the square in its colours
+    (GridGeometry.colour_square, or every FILL_EVERY-th pixel of it), where the cells' fills may draw the
+    cages (_fill_changes)."""
     n = geom.size
     dark = darkness(square, n)
     lines = above_texture(dark, geom)
@@ -259,7 +276,48 @@ def find_cages(square: np.ndarray, geom: GridGeometry) -> tuple[CageLayout, np.n
     layout = _layout(n, ink_r, ink_d, thr)
     if other is not None:
         layout = replace(layout, other=_layout(n, ink_r, ink_d, other))
+    fills = None if colour is None else _fill_changes(colour, geom)
+    if fills is not None:
+        by_fill = _layout(n, *fills)
+        if thr > values.max():  # every line alike: the fills draw the cages
+            return by_fill, dark
+        layout = replace(layout, other=by_fill) if layout.other is None else replace(
+            layout, other=replace(layout.other, other=by_fill))
     return layout, dark
+
+
+def _fill_changes(colour: np.ndarray, geom: GridGeometry) -> tuple[np.ndarray, np.ndarray, float] | None:
+    """How much each cell's fill differs from its right and lower neighbours' (RGB distance; the
+    fill: the median colour of the cell's middle, FILL_AREA, on its paper, FILL_PAPER), and the split
+    between one fill and two (_splits); None when the fills do not fall into two kinds FILL_APART apart
+    (one colour, or shades a photo's light makes)."""
+    n = geom.size
+    small = colour if colour.shape[0] <= FILL_SIDE else cv2.resize(
+        colour, (FILL_SIDE, FILL_SIDE), interpolation=cv2.INTER_AREA)
+    f = small.shape[0] / SIDE  # the geometry's place in the small square
+    rgb = small.astype(np.float32)  # RGB distance: CIELAB's tables cost a process 40 ms to build, for no better split
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    dark = darkness(255 - grey if geom.light_on_dark else grey, n)
+    a, b = FILL_AREA
+    fill = np.zeros((n, n, 3), np.float32)
+    for r in range(n):
+        for c in range(n):
+            x0, x1, y0, y1 = (f * v for v in (geom.xs[c], geom.xs[c + 1], geom.ys[r], geom.ys[r + 1]))
+            xa, xb = int(x0 + a * (x1 - x0)), int(x0 + b * (x1 - x0))
+            ya, yb = int(y0 + a * (y1 - y0)), int(y0 + b * (y1 - y0))
+            pixels, paper = rgb[ya:yb, xa:xb].reshape(-1, 3), dark[ya:yb, xa:xb].ravel() < FILL_PAPER
+            if len(pixels) == 0:
+                return None
+            fill[r, c] = np.median(pixels[paper] if paper.any() else pixels, axis=0)
+    right = np.zeros((n, n), np.float32)
+    down = np.zeros((n, n), np.float32)
+    right[:, :-1] = np.linalg.norm(fill[:, 1:] - fill[:, :-1], axis=2)
+    down[:-1, :] = np.linalg.norm(fill[1:, :] - fill[:-1, :], axis=2)
+    values = np.concatenate([right[:, :-1].ravel(), down[:-1, :].ravel()])
+    thr, _ = _splits(values)
+    if thr > values.max() or values[values > thr].min() < FILL_APART:
+        return None
+    return right, down, thr
 
 
 def _layout(n: int, ink_r: np.ndarray, ink_d: np.ndarray, thr: float) -> CageLayout:

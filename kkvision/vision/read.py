@@ -43,7 +43,7 @@ from ..solver import load_cp_model, time_budget
 from ..vocab import DEBUG_LOOK_FOLDER, DEBUG_PUZZLE_FOLDER, Cell, cell_name
 from .agree import agree_with_labels
 from .borders import check_borders
-from .cages import darkness, find_cages
+from .cages import FILL_EVERY, darkness, find_cages
 from .clues import clue_for, given_labels, read_cells, read_clues
 from .contents import clean, find_contents, under_answers, unlabelled
 from .grid import NO_GRID, searches
@@ -304,6 +304,7 @@ class _Ways:
         self._found: dict[int, tuple[GridGeometry, np.ndarray, Contents]] = {}
         self._made: dict[int, tuple[GridGeometry, np.ndarray, Contents]] = {}
         self._colour: np.ndarray | None = None
+        self._fills: np.ndarray | None = None
 
     def found(self, k: int) -> tuple[GridGeometry, np.ndarray, Contents]:
         """The grid k quarters round as it is, and what is written in its cells (nothing when not `cleaned`):
@@ -321,6 +322,15 @@ class _Ways:
         if self._colour is None and self.image is not None:
             self._colour = self.geom.colour_square(self.image)
         return None if self._colour is None else np.rot90(self._colour, k).copy() if k else self._colour
+
+    def fills(self, k: int) -> np.ndarray | None:
+        """The square in colour for its cells' fills (cages.find_cages), k quarters round: the colour
+        square when made already, else a small one (cages.FILL_EVERY); None for a grey picture."""
+        if self._colour is not None:
+            return self.colour(k)
+        if self._fills is None and self.image is not None:
+            self._fills = self.geom.colour_square(self.image, FILL_EVERY)
+        return None if self._fills is None else np.rot90(self._fills, k).copy() if k else self._fills
 
     def __call__(self, k: int) -> tuple[GridGeometry, np.ndarray, Contents]:
         if k not in self._made:
@@ -365,7 +375,7 @@ def _read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: 
     try:
         cleaned = _Ways(geom, square, cleaned=True, image=image)
         written = cleaned.found(0)[2]  # taken out (inpainted) only if that reading is made
-        ways = [_Ways(geom, square, cleaned=False)] + ([cleaned] if written.written else [])
+        ways = [_Ways(geom, square, cleaned=False, image=image)] + ([cleaned] if written.written else [])
         if written.written and len(unlabelled(written, find_cages(square, geom)[0])) >= WRITTEN_WHERE_NO_LABEL:
             ways.reverse()
     except KkvisionError as exc:
@@ -543,7 +553,7 @@ def _read_once(way: _Ways, k: int, name: str, opts: VisionOptions, second_model:
         if drawn is None:  # the labels read (the network's pass frees the interpreter) while the cages are found
             with ThreadPoolExecutor(1, thread_name_prefix="kkvision-labels") as beside:  # its end waits for
                 reading = beside.submit(read_cells, square, geom, labels)  # the read, also when the cages failed
-                layout = find_cages(square, geom)[0]
+                layout = find_cages(square, geom, way.fills(k))[0]  # in colour: fills may draw the cages
                 load_cp_model()  # and the solver imported while the network finishes (a process's first picture)
             cells = reading.result()
         else:

@@ -216,23 +216,28 @@ class GridGeometry:
         square = self.straighten(gray)
         return 255 - square if self.light_on_dark else square
 
-    def colour_square(self, image: np.ndarray) -> np.ndarray | None:
+    def colour_square(self, image: np.ndarray, every: int = 1) -> np.ndarray | None:
         """The grid of `image` straightened in its colours (as `square`, not turned negative), or None
-        for a grey picture."""
-        return self.straighten(image) if image.ndim == 3 and image.shape[2] == 3 else None
+        for a grey picture; `every`: only every so many of the square's pixels each way (a small
+        square, quicker, for what is flat over a cell: its fill)."""
+        return self.straighten(image, every) if image.ndim == 3 and image.shape[2] == 3 else None
 
-    def straighten(self, image: np.ndarray) -> np.ndarray:
-        """The grid of `image` (the original picture, or one of its size) as the upright square."""
+    def straighten(self, image: np.ndarray, every: int = 1) -> np.ndarray:
+        """The grid of `image` (the original picture, or one of its size) as the upright square (`every`:
+        SIDE // every px a side, each the middle of a block of the full square's)."""
         import cv2
 
         mx, my = self.maps()
+        if every > 1:
+            mx, my = mx[every // 2::every, every // 2::every], my[every // 2::every, every // 2::every]
+        side = mx.shape[0]
         x0, y0 = max(0, int(mx.min()) - 2), max(0, int(my.min()) - 2)
         x1 = min(image.shape[1], int(mx.max()) + 3)
         y1 = min(image.shape[0], int(my.max()) + 3)
         if x1 <= x0 or y1 <= y0:
-            return np.zeros((SIDE, SIDE) + image.shape[2:], image.dtype)
+            return np.zeros((side, side) + image.shape[2:], image.dtype)
         crop = image[y0:y1, x0:x1]
-        f = min(1.0, SHRINK_TO * SIDE / max(x1 - x0, y1 - y0))
+        f = min(1.0, SHRINK_TO * side / max(x1 - x0, y1 - y0))
         if f < 1.0:
             crop = cv2.resize(crop, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
         # pixel centres: a shrunk pixel k covers original [k/f, (k+1)/f)
