@@ -439,6 +439,33 @@ def test_the_polarity_of_a_grid_is_its_lines_not_the_light_marks_in_its_cells(ch
     assert light_on_dark(light, quad)
 
 
+def _filled_grid(fills: tuple[int, ...], line: int, ink: int) -> tuple[np.ndarray, np.ndarray]:
+    """A 4x4 of 2x2 cages in fills of several greys, each cell's label `ink` off its own fill (faint,
+    antialiased strokes), the lines between cells all alike: an app's cages told by colour alone."""
+    n, cell = 4, 50
+    img = np.zeros((n * cell, n * cell), np.int16)
+    for r in range(n):
+        for c in range(n):
+            fill = fills[((r // 2) * 2 + (c // 2) * 3) % len(fills)]
+            img[r * cell:(r + 1) * cell, c * cell:(c + 1) * cell] = fill
+            img[r * cell + 4:r * cell + 16, c * cell + 4:c * cell + 7] = fill + ink
+            img[r * cell + 4:r * cell + 7, c * cell + 9:c * cell + 17] = fill + ink
+    img[::cell, :] = img[:, ::cell] = line
+    img[-1, :] = img[:, -1] = line
+    return img.astype(np.uint8), np.array([[0, 0], [n * cell, 0], [n * cell, n * cell], [0, n * cell]], np.float32)
+
+
+def test_pastel_fills_of_several_greys_are_no_light_on_dark_grid():
+    """Cages in pastels whose greys span 232..247, faint dark labels: the lightest fill was the bright
+    tail, farther from the median fill than the labels' dark one, and the grid was read in the negative
+    (no label read: 'no KenKen').  Against the paper round each pixel the labels are dark.  Light
+    labels on dark fills stay light on dark."""
+    from kkvision.vision.grid import light_on_dark
+
+    assert not light_on_dark(*_filled_grid((232, 247, 236, 240), 233, -12))
+    assert light_on_dark(*_filled_grid((30, 45, 38, 34), 40, 60))
+
+
 @pytest.mark.needs_shared
 def test_a_dark_themes_grid_is_framed_by_its_light_lines_not_by_the_dark_beside_them(real_dev):
     """Blog05 (a thick frame, thin grey cage borders, no cell lines) in a dark theme (its negative): the

@@ -65,6 +65,7 @@ POLARITY_SIDE = 200  # a grid's polarity is judged on it warped to a square this
 POLARITY_TAIL = 2  # ... from the percentiles this far into its darkest and brightest pixels (its ink)
 LIGHT_INK = 1.5  # light-on-dark when the bright tail stands this many times further from the paper than the dark
 POLARITY_SURE = 1.5  # ... surely when this many times more again; nearer, the frame's own ink decides
+POLARITY_LOCAL = 0.075  # ... or against the paper this far round (of the side: over a 9x9's cell, past its strokes)
 POLARITY_FRAME = 0.04  # the frame lies within this much of the side inside the frame's quad
 LOW_CONTRAST = 128  # a picture whose grey levels (but STRETCH_TAILS) span less than this (of 255) is dim or washed
                     # out: a sharp print or screen spans 200 and more, a washed-out photo of a screen 80-120
@@ -234,6 +235,8 @@ def light_on_dark(gray: np.ndarray, quad: np.ndarray) -> bool:
     patch = cv2.warpPerspective(gray, h, (side, side), flags=cv2.INTER_AREA)
     low, paper, high = np.percentile(patch, [POLARITY_TAIL, 50, 100 - POLARITY_TAIL])
     light = high - paper > LIGHT_INK * max(paper - low, 1.0)
+    if light and _dark_ink_on_fills(patch):
+        return False
     if not light or high - paper > LIGHT_INK * POLARITY_SURE * max(paper - low, 1.0):
         return bool(light)
     # a close call (light marks inside the cells, e.g. the label chips of kkvision's own answer
@@ -244,6 +247,17 @@ def light_on_dark(gray: np.ndarray, quad: np.ndarray) -> bool:
     far = np.concatenate([np.take_along_axis(s - paper, np.abs(s - paper).argmax(axis=0)[None], 0)[0]
                           for s in (x.astype(np.float32) for x in sides)])
     return bool(np.mean(far > 0) > 0.5)
+
+
+def _dark_ink_on_fills(patch: np.ndarray) -> bool:
+    """Whether the grid's ink is dark against the paper round it (each pixel less the median of its
+    neighbourhood, POLARITY_LOCAL of the side): cells in pastel fills of several greys (an app's cages told
+    by colour alone) put the lightest fill in the bright tail and faint dark labels short of the dark one,
+    and the whole-grid percentiles called such a grid light on dark."""
+    k = int(POLARITY_LOCAL * patch.shape[0]) | 1
+    ink = patch.astype(np.float32) - cv2.medianBlur(patch, k).astype(np.float32)
+    low, high = np.percentile(ink, [POLARITY_TAIL, 100 - POLARITY_TAIL])
+    return bool(-low > LIGHT_INK * max(float(high), 1.0))
 
 
 def _overlap(a: np.ndarray, b: np.ndarray) -> float:
