@@ -60,8 +60,8 @@ INSET_INK = 0.35  # ... and each outline's ink (darkness summed across it) at le
 INSET_LINE = 0.12  # ... a line there darkens, on the mean along the edge, at least this (a dashed one about half; a light grey one 0.3)
 FILL_AREA = (0.25, 0.85)  # a cell's fill is measured in its middle, of its side: past its lines and label's corner
 FILL_PAPER = 0.25  # ... on the pixels darker than this (cages.darkness) are none of it: ink of labels, answers, notes
-FILL_SIDE = 300  # px: the colour square is shrunk to this side at most (a fill is flat: a 9x9's cell keeps 33 px)
-FILL_EVERY = 3  # ... or straightened so (GridGeometry.colour_square's `every`: SIDE / 3 px a side) when only its fills are asked for
+FILL_EVERY = 3  # ... on every third pixel of the colour square each way (a fill is flat: a 9x9's cell keeps 33 px;
+               # GridGeometry.colour_square's `every` straightens only those when the fills alone are asked for)
 FILL_APART = 6.0  # fills of two cages differ by at least this (RGB distance, 0..255 a channel; the scenes' pastels
                   # 12..50, a cell's own from its neighbour's in one fill: under 2, a photo's uneven light a few)
 
@@ -292,8 +292,8 @@ def _fill_changes(colour: np.ndarray, geom: GridGeometry) -> tuple[np.ndarray, n
     between one fill and two (_splits); None when the fills do not fall into two kinds FILL_APART apart
     (one colour, or shades a photo's light makes)."""
     n = geom.size
-    small = colour if colour.shape[0] <= FILL_SIDE else cv2.resize(
-        colour, (FILL_SIDE, FILL_SIDE), interpolation=cv2.INTER_AREA)
+    every = FILL_EVERY if colour.shape[0] == SIDE else 1  # the full square, or its pixels so taken already
+    small = np.ascontiguousarray(colour[every // 2::every, every // 2::every])
     f = small.shape[0] / SIDE  # the geometry's place in the small square
     rgb = small.astype(np.float32)  # RGB distance: CIELAB's tables cost a process 40 ms to build, for no better split
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
