@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import InvalidPuzzle, LabelNotACage
 from ..puzzle import Cage, target_possible
-from ..vocab import ARITHMETIC, SPELLINGS, Cell, cell_name, label_parts
+from ..vocab import ARITHMETIC, Cell, cell_name, label_parts, operator
 from .readers import LabelReader
 from .stages import CageLayout, ClueReading, GivenLabel, GridGeometry, LabelReading
 
@@ -29,7 +29,7 @@ def clue_for(text: str, cells: tuple[Cell, ...], n: int, latin: bool = True) -> 
     a puzzle's text is checked).  A sum or product on a single cell ('7+', '9×':
     some apps print their givens so) is that cell's digit, as a bare number is;
     '-' or '/' over more than two cells is a puzzle book's (Cage.book_rule)."""
-    if text and SPELLINGS.get(text[-1], "?") in GIVEN_OPERATORS and len(cells) == 1:
+    if text and (operator(text[-1]) or "?") in GIVEN_OPERATORS and len(cells) == 1:
         text = text[:-1]
     if text and text[-1] in ARITHMETIC and len(cells) == 1:
         return None

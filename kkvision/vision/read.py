@@ -293,6 +293,11 @@ def _check_choice(count: int, only: int | None, labels: tuple[GivenLabel, ...]) 
                              f" --label K:{cell_name(label.cell)}={label.text} or with --puzzle K")
 
 
+def _turned(square: np.ndarray, k: int) -> np.ndarray:
+    """A square turned k quarters counterclockwise (its own copy), or itself unturned."""
+    return np.rot90(square, k).copy() if k else square
+
+
 class _Ways:
     """A grid's square each way round (k quarter turns counterclockwise), as it is or (`cleaned`) with
     what is written in its cells found as seen that way round (the networks know a label by its place
@@ -311,7 +316,7 @@ class _Ways:
         the writing found, not yet taken out (read_grid decides by it which reading comes first)."""
         if k not in self._found:
             geom = self.geom.turned(k) if k else self.geom
-            square = np.rot90(self.square, k).copy() if k else self.square
+            square = _turned(self.square, k)
             self._found[k] = (geom, square, find_contents(square, geom, partial(self.colour, k)) if self.cleaned
                               else Contents(()))
         return self._found[k]
@@ -321,7 +326,7 @@ class _Ways:
         straightened when first asked for (find_contents asks only when some cell is written)."""
         if self._colour is None and self.image is not None:
             self._colour = self.geom.colour_square(self.image)
-        return None if self._colour is None else np.rot90(self._colour, k).copy() if k else self._colour
+        return None if self._colour is None else _turned(self._colour, k)
 
     def fills(self, k: int) -> np.ndarray | None:
         """The square in colour for its cells' fills (cages.find_cages), k quarters round: the colour
@@ -330,7 +335,7 @@ class _Ways:
             return self.colour(k)
         if self._fills is None and self.image is not None:
             self._fills = self.geom.colour_square(self.image, FILL_EVERY)
-        return None if self._fills is None else np.rot90(self._fills, k).copy() if k else self._fills
+        return None if self._fills is None else _turned(self._fills, k)
 
     def __call__(self, k: int) -> tuple[GridGeometry, np.ndarray, Contents]:
         if k not in self._made:
