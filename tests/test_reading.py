@@ -336,6 +336,51 @@ def test_labels_under_answers_read_surely_decide_their_cells_in_part():
     pytest.fail("no puzzle was left open in part by its hidden labels: the test checks nothing")
 
 
+def _operator_misread(cage: Cage, values: list[int]) -> str:
+    """The cage's label with its number read right and an operator its digits do not meet (an answer's
+    stroke through the label read as one: '12+' read '12x'); '' when every operator meets them."""
+    from kkvision.puzzle import satisfies
+
+    for op in "+*-/":
+        if op != cage.op and (len(cage.cells) == 2 or op in "+*") and not satisfies(op, cage.target, values):
+            return f"{cage.target}{op}"
+    return ""
+
+
+def test_labels_under_answers_with_their_operator_misread_still_decide_their_cells_by_their_numbers():
+    """Read in part, labels under answers whose numbers are read right but whose operators an answer's
+    stroke turned into another (read surely: '12+' as '12x') are weighed by their numbers alone: they
+    still decide cells (fewer left open than without them), every cell not left open is the grid's, and
+    each is used with its number and, as no operator read there is met by its cage's digits, none (a
+    hidden operator), never the operator misread."""
+    for puzzle, grid, readings, hidden, under in _pinned_down_only_with_all(range(100, 160)):
+        without = reading.resolve_in_part(6, tuple(readings), 10.0, under)
+        if not without.undetermined:
+            continue
+        misread = list(readings)
+        for i in hidden:
+            cage = puzzle.cages[i]
+            wrong = _operator_misread(cage, [grid[r][c] for r, c in cage.cells])
+            if len(cage.cells) == 1 or not wrong:
+                misread[i] = ClueReading(cage.cells, ((text_of(cage), 0.999),))
+            else:  # the misread alone, and sure: the reader saw no other operator there
+                misread[i] = ClueReading(cage.cells, ((wrong, 0.97),))
+        if all(misread[i].texts[0][0] == text_of(puzzle.cages[i]) for i in hidden):
+            continue  # no operator could be misread here
+        res = reading.resolve_in_part(6, reading.under_answers_read(tuple(misread), under), 10.0, under)
+        assert res.undetermined < without.undetermined
+        assert all(res.grid[r][c] == grid[r][c] for r in range(6) for c in range(6) if (r, c) not in res.undetermined)
+        used = [i for i in hidden if res.labels[i].how != "hidden"]
+        turned = [i for i in hidden if misread[i].texts[0][0] != text_of(puzzle.cages[i])]
+        assert set(turned) <= set(used), "a label whose operator was misread was not weighed by its number"
+        for i in used:
+            cage, taken = puzzle.cages[i], res.labels[i].used
+            assert taken.cells == cage.cells and taken.target == cage.target
+            assert taken.op == cage.op if misread[i].texts[0][0] == text_of(cage) else taken.op == "?"
+        return
+    pytest.fail("no puzzle was left open in part with an operator to misread: the test checks nothing")
+
+
 def test_labels_under_answers_misread_surely_as_clues_call_no_right_answer_wrong_and_no_wrong_one_right():
     """Labels under answers read surely (0.95) as clues their cages do not make (a big answer's strokes),
     tempered as check reads them: read in part, they may decide a few open cells otherwise than the

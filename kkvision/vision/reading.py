@@ -96,6 +96,46 @@ def under_answers_read(readings: tuple[ClueReading, ...], hidden: frozenset[Cell
     return tuple(_tempered(rd) if rd.cells[0] in hidden and rd.source != "given" else rd for rd in readings)
 
 
+def _numbers_only(readings: tuple[ClueReading, ...], hidden: frozenset[Cell]) -> tuple[ClueReading, ...]:
+    """The readings, those under written answers (anchor in `hidden`; never a label the user gave) by
+    their numbers alone: an answer's stroke through a label reads as an operator ('12+' read '12x', a
+    single cell's '5' read '5-', which is no clue), so the operator read there is weak evidence; the
+    texts with one number are one text, its operator unknown (as a hidden-operator puzzle prints it)."""
+    def loose(rd: ClueReading) -> ClueReading:
+        merged: dict[str, float] = {}
+        for text, p in rd.texts:
+            number = "".join(ch for ch in text if ch.isdigit())
+            merged[number] = merged.get(number, 0.0) + p
+        return replace(rd, texts=tuple(sorted(merged.items(), key=lambda tp: -tp[1])))
+    return tuple(loose(rd) if rd.cells[0] in hidden and rd.source != "given" else rd for rd in readings)
+
+
+def _operators_back(res: Resolution, readings: tuple[ClueReading, ...], loose: tuple[ClueReading, ...]
+                    ) -> Resolution:
+    """`res`, read with some labels by their numbers alone (`loose`: _numbers_only of `readings`), with
+    each of those labels used taken as the likeliest of its texts as read with that number whose
+    operator its cage's digits meet (none: the number alone, a hidden operator)."""
+    n = res.puzzle.size
+    labels = tuple(lb if rd is lo or lb.how in (HIDDEN, "not read") else replace(
+        lb, read=rd.text, read_probability=rd.probability, used=(used := _with_operator(rd, lb.used, res.grid, n)),
+        how="read" if used == clue_for(rd.text, rd.cells, n) else "changed")
+        for lb, rd, lo in zip(res.labels, readings, loose))
+    chosen = [None if lb.how in (HIDDEN, "not read") else lb.used for lb in labels]
+    notes = [note for note in res.notes if not note.startswith(CHANGED)] + _changed(readings, chosen, n)
+    return replace(res, puzzle=Puzzle(n, tuple(lb.used for lb in labels)), labels=labels, notes=tuple(notes))
+
+
+def _with_operator(rd: ClueReading, cage: Cage, grid: tuple[tuple[int, ...], ...], n: int) -> Cage:
+    """The clue a label read by its number alone (`cage`) is taken as: the likeliest of its texts as read
+    with that number whose operator its cells' digits in `grid` meet (none: the number alone)."""
+    values = [grid[r][c] for r, c in cage.cells]
+    for text, _ in rd.texts:
+        clue = clue_for(text, rd.cells, n)
+        if clue is not None and clue.target == cage.target and satisfies(clue.op, clue.target, values):
+            return clue
+    return cage
+
+
 def _tempered(rd: ClueReading, temper: float = HIDDEN_TEMPER) -> ClueReading:
     """The reading with its texts' probabilities, and what the reader left unlisted, raised to
     1/temper and renormalised (bench/hidden_labels.py fits `temper` with it)."""
@@ -236,7 +276,8 @@ def resolve_in_part(n: int, readings: tuple[ClueReading, ...], time_limit: float
     if not without.undetermined:
         return without
     try:
-        weighed = _resolve_freeing(n, readings, time_limit, hidden, frozenset())
+        loose = _numbers_only(readings, hidden)
+        weighed = _operators_back(_resolve_freeing(n, loose, time_limit, hidden, frozenset()), readings, loose)
     except KkvisionError:
         return without
     if weighed.undetermined < without.undetermined and all(
@@ -402,12 +443,15 @@ def ruled_out(n: int, readings: tuple[ClueReading, ...], digits: dict[Cell, froz
     return frozenset(out)
 
 
+# the note that begins with this names the labels taken otherwise than read (_changed)
+CHANGED = "labels read otherwise than the reader's first choice, so that the puzzle has a solution: "
+
+
 def _changed(readings: tuple[ClueReading, ...], chosen: list[Cage | None], n: int) -> list[str]:
     """The note naming the labels taken otherwise than the reader's first choice (none: [])."""
     changed = [f"{cell_name(rd.cells[0])} read as {_read_as(rd)}, taken as {c.label}"
                for rd, c in zip(readings, chosen) if c is not None and c != clue_for(rd.text, rd.cells, n)]
-    return (["labels read otherwise than the reader's first choice, so that the puzzle has a solution: "
-             + "; ".join(changed)] if changed else [])
+    return [CHANGED + "; ".join(changed)] if changed else []
 
 
 def _trouble(n: int, readings: tuple[ClueReading, ...], opts: list[list[tuple[Cage | None, int]]],
