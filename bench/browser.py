@@ -6,7 +6,8 @@ model and no other scene of this project uses, so a source held out by construct
 
 Renders `count` pages per split (seeds seed..seed+count-1; 'train' pages label their cages in
 faces the label models saw, drawn by another renderer, 'heldout' pages only in faces they never
-saw), one Chromium for all, then reads each page's screenshot as a user's file (PNG or JPEG)
+saw; 'locked' pages, --split locked or all, are draws of their own from LOCKED_SEED + seed in the
+held-out faces, which no rule, constant or test is tuned on), one Chromium for all, then reads each page's screenshot as a user's file (PNG or JPEG)
 in a pool of --jobs workers, and scores it as bench/scenes.py does (count right, solved,
 WRONG, refused by exit code, seconds of reading and solving a page).  Rows are the
 page's structure: an HTML table, a CSS grid with gaps, an SVG, a canvas.
@@ -28,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _models import add_model_options, chosen, use_models  # noqa: E402  (bench/_models.py: model files swapped in)
 from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
 
-from bench.scenes import Score, score_scene, table, tell  # noqa: E402
+from bench.scenes import CHOICES, Score, score_scene, seeds, table, tell  # noqa: E402
 from devtools.browser_scenes import STRUCTURES, render  # noqa: E402
 
 
@@ -43,15 +44,17 @@ def main() -> None:
     ap.add_argument("--count", type=int, default=50, help="pages per split")
     ap.add_argument("--seed", type=int, default=0, help="the first page's seed")
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
-    ap.add_argument("--split", default="both", choices=("train", "heldout", "both"))
+    ap.add_argument("--split", default="both", choices=tuple(CHOICES),
+                    help="both (default): train and heldout, the working splits; locked: the locked split (draws"
+                         " of its own, seeds from LOCKED_SEED); all: the three")
     ap.add_argument("--fails", action="store_true", help="list each failing page and why")
     ap.add_argument("--save", type=Path, help="write failing pages' pictures (and truths) here")
     add_model_options(ap, "PATH", label="score this label model file in place of the shipped one")
     args = ap.parse_args()
     models = chosen(args, ap)
-    splits = {"train": [False], "heldout": [True], "both": [False, True]}[args.split]
     t0 = time.perf_counter()
-    scenes = [sc for h in splits for sc in render(range(args.seed, args.seed + args.count), heldout=h)]
+    scenes = [sc for split in CHOICES[args.split]
+              for sc in render(seeds(split, args.seed, args.count), heldout=split != "train", locked=split == "locked")]
     drawn = time.perf_counter() - t0
     scores: list[Score] = []
     # spawned, not forked: this process ran Chromium's driver threads and OpenCV's (a photographed page),
@@ -63,7 +66,9 @@ def main() -> None:
             tell(s, args.fails, args.save)
     print(table(scores, STRUCTURES))
     print(f"\n{len(scores)} pages drawn in {drawn:.0f} s, read in {time.perf_counter() - t0 - drawn:.0f} s with "
-          f"{args.jobs} job(s); seeds {args.seed}..{args.seed + args.count - 1}")
+          f"{args.jobs} job(s); seeds " + "; ".join(f"{split} {seeds(split, args.seed, args.count)[0]}.."
+                                                     f"{seeds(split, args.seed, args.count)[-1]}"
+                                                     for split in CHOICES[args.split]))
 
 
 if __name__ == "__main__":

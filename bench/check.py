@@ -14,8 +14,8 @@ With --hands, real hands too (devtools/hands.py, writers no model trained on): t
 'hand' (answers as people write them, 35-65% of the cell high), 'hand-big' (62-95%: over the
 label's corner, up to the lines), 'hand-pencil' (and the same hand's pencil candidates in most
 empty cells) and 'hand-photo' (a 'hand' page photographed by a phone), each in split 'dev' (train
-themes, the dev writers, seeds from --seed) and 'locked' (the locked split: held-out themes, the
-locked writers, seeds from LOCKED_SEED; tune nothing on it).  --only hands runs those alone.
+themes, the dev writers, seeds from --seed) and 'locked' (the locked split: devtools.scenes'
+locked themes, the locked writers, seeds from LOCKED_SEED; tune nothing on it).  --only hands runs those alone.
 Per fill mode and theme split:
   puzzles       KenKens in the pictures; solved: check had a solution to check against (in
                 part: read without labels hidden under answers, reading.resolve_in_part, the
@@ -52,7 +52,7 @@ from _models import add_model_options, chosen, use_models  # noqa: E402  (bench/
 from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
 
 from devtools import hands  # noqa: E402
-from devtools.scenes import FILL_MODES, scene  # noqa: E402
+from devtools.scenes import FILL_MODES, LOCKED_SEED, scene  # noqa: E402
 from kkvision.answers import judge  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
 from kkvision.pipeline import Options, read_source  # noqa: E402
@@ -60,7 +60,6 @@ from kkvision.sources import of_bytes  # noqa: E402
 
 WRONG_COUNTS = (0, 1, 3)
 HAND_KINDS = ("hand", "hand-big", "hand-pencil", "hand-photo")
-LOCKED_SEED = 50_000  # the locked split's scenes: seeds no rule, constant or test was tuned on
 
 
 @dataclass
@@ -128,11 +127,12 @@ def run(args: tuple[int, bool, str, int, str]) -> Score:
     seed, heldout, kind, wrong, split = args
     mode, photo = (kind[:-len("-photo")], True) if kind.endswith("-photo") else (kind, False)
     knobs = dict(mode=mode, wrong=wrong, **({"photo": True} if photo else {}))
-    sc = scene("filled", seed, heldout=heldout, **knobs)  # type: ignore[arg-type]
+    locked = split == "locked"  # the locked split's own themes (devtools.scenes.LOCKED_THEMES)
+    sc = scene("filled", seed, heldout=heldout, locked=locked, **knobs)  # type: ignore[arg-type]
     score = Score(kind, split, sc.name)
     truths = [t for t in sc.puzzles if t.fill is not None]
     score.puzzles = len(truths)
-    blank = scene("filled", seed, heldout=heldout, blank=True, **knobs)  # type: ignore[arg-type]
+    blank = scene("filled", seed, heldout=heldout, locked=locked, blank=True, **knobs)  # type: ignore[arg-type]
     blank_solved, _ = _solved(blank.data, blank.name, [t for t in blank.puzzles if t.fill is not None])
     score.blank_solved = len(blank_solved)
     try:

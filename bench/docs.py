@@ -66,12 +66,18 @@ sudokus, halftone), **colour** app screens whose cages are told by their fills a
 line; one train theme, pastel-cages, and one held out, candy, whose tints are fainter), **filled** grids (typed, handwritten or kkvision-drawn answers, pencil marks),
 **photo**s of paper and screens, **turned** (90/180/270 degrees, no orientation tag) and **dim**.
 `heldout` scenes use only the 9 held-out themes (colour schemes, layouts), label fonts and
-handwriting that no other scene uses.  A scene's count is right when the puzzles found are
-exactly its KenKens (a keypad or a sudoku is none).  Seeds 0..59 were looked at while mending the
-reader; fresh seeds (60 and on) give the honest figure for pictures not yet seen.
+handwriting that no train scene uses; they were looked at while mending the reader (tests name some
+of them), so they are a working split too.  **`locked`** scenes are the locked split: 6 themes of
+their own (`devtools.scenes.LOCKED_THEMES`: two apps, one told by its fills alone; two sites, one
+dark; two prints, one with a book's rules), drawn in weights of the held-out designs that no other
+theme prints with and no model saw, from seeds 50000 on.  No rule, constant or test is tuned on
+them (`tests/test_locked_split.py` fails on a test that makes one), and their rows stand apart:
+the `both` total is the working splits'.  A scene's count is right when the puzzles found are
+exactly its KenKens (a keypad or a sudoku is none).
 
-To run it: `.venv/bin/python bench/scenes.py --count 60 --seed 0 --jobs 2` (s/scene: reading and
-solving in a pool of two workers)."""),
+To run it: `.venv/bin/python bench/scenes.py --count 60 --seed 0 --jobs 2` (the working splits;
+`--split locked` the locked one, `--split all` the three; s/scene: reading and solving in a pool of
+two workers)."""),
     Benchmark("browser", "Pages a browser drew: a renderer nothing trains on", """\
 Every picture above, and every crop the label models learned from, was drawn by PIL and OpenCV.
 Here Chromium (the one installed for the web page's test, through Playwright) draws KenKen pages
@@ -81,10 +87,12 @@ whose gaps are the cell lines, an SVG, or a canvas; CSS fonts and weights; label
 colours, cage fills, dotted or dashed cell lines, rounded frames; a header, text, a keypad and
 buttons; device pixel ratio 1-3; PNG or JPEG; typed answers and pencil marks; a quarter of them
 photographed off the screen.  Nothing trains on these pages, so every row is a source held out;
-`heldout` pages also label in faces no label model saw.  Rows are the board's structure.
+`heldout` pages also label in faces no label model saw.  **`locked`** pages are the locked split:
+draws of their own (seeds 50000 on, in the held-out faces) that no rule, constant or test is tuned
+on (`tests/test_locked_split.py`), reported apart.  Rows are the board's structure.
 
-To run it: `.venv/bin/python bench/browser.py --count 140 --seed 0`; seeds 1000..1099 are kept for the
-honest figure (`--seed 1000 --count 100`)."""),
+To run it: `.venv/bin/python bench/browser.py --count 140 --seed 0` (the working splits; `--split
+locked` the locked one, `--split all` the three)."""),
     Benchmark("roundtrip", "Its own answers, read back", """\
 Each answer drawn as `solve` draws it (the samples and real-dev), and the answer picture read
 again: it must give the same puzzle, `check` must call no cell wrong and read every cell surely
@@ -113,8 +121,9 @@ QMNIST, C. Yadav and L. Bottou, 2019; read from `../shared/handwriting`, never s
 writer a picture.  `hand`: answers 35-65% of the cell high; `hand-big`: 62-95%, over the label's
 corner and up to the lines; `hand-pencil`: with the same hand's pencil candidates in most empty
 cells; `hand-photo`: a `hand` page photographed by a phone.  `dev` is the working split (train
-themes, the 'dev' writers, seeds 0..49); `locked` the locked split (held-out themes, the 'locked'
-writers, seeds 50000..50049): no rule, constant or test is tuned on it.  The bar set for real
+themes, the 'dev' writers, seeds 0..49); `locked` the locked split (the scenes' locked themes,
+`bench/scenes.py`'s, the 'locked' writers, seeds 50000..50049): no rule, constant or test is tuned
+on it.  The bar set for real
 hands (no right cell called wrong, 95% right verdicts, 99% read as blank) is not met yet.
 
 To run it: `.venv/bin/python bench/check.py --count 50 --jobs 2 --hands` (`--fails` names the puzzles

@@ -6,7 +6,8 @@ photos, turned and dim pictures, in train themes and in held-out themes.
                                      [--second-label-model PATH] [--contents-model PATH]
 
 For each family and theme split it renders `count` scenes (seeds seed..seed+count-1;
-the same seeds give the same pictures), hands each one's file bytes to
+the same seeds give the same pictures; the locked split's from devtools.scenes.LOCKED_SEED + seed,
+in its own themes: --split locked, or all for the three), hands each one's file bytes to
 kkvision.pipeline.read_source as a user's file (PNG or JPEG), and scores:
   scenes     scenes rendered
   puzzles    KenKens in the pictures (keypads, sudokus, crosswords are none)
@@ -44,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _models import add_model_options, chosen, use_models  # noqa: E402  (bench/_models.py: model files swapped in)
 from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
 
-from devtools.scenes import FAMILIES, Scene, scene  # noqa: E402
+from devtools.scenes import FAMILIES, LOCKED_SEED, Scene, scene  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
 from kkvision.pipeline import Options, Outcome, read_source  # noqa: E402
 from kkvision.sources import of_bytes  # noqa: E402
@@ -77,15 +78,26 @@ class Score:
         return self.count_right and self.solved == self.puzzles and not self.wrong
 
 
-def run_one(family: str, seed: int, heldout: bool, keep: bool) -> Score:
-    """One scene rendered, read by kkvision as a user's file, and scored against its truth."""
-    return score_scene(scene(family, seed, heldout=heldout), keep)
+SPLITS = ("train", "heldout", "locked")  # the theme splits, as the tables order them (devtools.scenes)
+CHOICES = {"train": ("train",), "heldout": ("heldout",), "locked": ("locked",), "both": ("train", "heldout"),
+           "all": SPLITS}  # --split: 'both' is the working splits, 'all' the locked one too
+
+
+def run_one(family: str, seed: int, split: str, keep: bool) -> Score:
+    """One scene of a split rendered, read by kkvision as a user's file, and scored against its truth."""
+    return score_scene(scene(family, seed, heldout=split != "train", locked=split == "locked"), keep)
+
+
+def seeds(split: str, first: int, count: int) -> range:
+    """The seeds of a split's scenes: the locked split's from LOCKED_SEED on."""
+    start = first + (LOCKED_SEED if split == "locked" else 0)
+    return range(start, start + count)
 
 
 def score_scene(sc: Scene, keep: bool, group: str | None = None) -> Score:
     """A scene read by kkvision as a user's file and scored against its truth (group: its table row, the
     scene's family unless given)."""
-    score = Score(group or sc.family, "heldout" if sc.heldout else "train", sc.seed, sc.theme, sc.name, sc.notes,
+    score = Score(group or sc.family, sc.split, sc.seed, sc.theme, sc.name, sc.notes,
                   len(sc.puzzles))
     truth = [t.solution for t in sc.puzzles]
     t0 = time.perf_counter()
@@ -137,12 +149,11 @@ def table(scores: list[Score], families: tuple[str, ...] = FAMILIES) -> str:
     for s in scores:
         groups[(s.family, s.split)].append(s)
         groups[("all", s.split)].append(s)
-    if len({s.split for s in scores}) > 1:
-        groups[("all", "both")] = list(scores)
+    if len({s.split for s in scores}) > 1:  # the working splits together; the locked one stays apart
+        groups[("all", "both")] = [s for s in scores if s.split != "locked"]
     head = "| family | split | scenes | puzzles | count right | solved | WRONG | refused (exit:n) | s/scene |"
     lines = [head, "|" + "---|" * 9]
-    order = [(f, sp) for f in families for sp in ("train", "heldout")] + [("all", "train"), ("all", "heldout"),
-                                                                         ("all", "both")]
+    order = [(f, sp) for f in families for sp in SPLITS] + [("all", sp) for sp in SPLITS] + [("all", "both")]
     for key in order:
         if key not in groups:
             continue
@@ -175,7 +186,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0, help="the first scene's seed")
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
     ap.add_argument("--family", default=",".join(FAMILIES), help="comma-separated families (default: all)")
-    ap.add_argument("--split", default="both", choices=("train", "heldout", "both"))
+    ap.add_argument("--split", default="both", choices=tuple(CHOICES),
+                    help="theme splits: both (default) = train and heldout, the working ones; locked: the locked"
+                         " split (its own themes, seeds from LOCKED_SEED); all: the three")
     ap.add_argument("--fails", action="store_true", help="list each failing scene and why")
     ap.add_argument("--save", type=Path, help="write failing scenes' pictures (and truths) here")
     add_model_options(ap, "PATH",
@@ -189,8 +202,8 @@ def main() -> None:
     if bad:
         ap.error(f"unknown family {', '.join(bad)}: choose from {', '.join(FAMILIES)}")
     models = chosen(args, ap)
-    splits = {"train": [False], "heldout": [True], "both": [False, True]}[args.split]
-    jobs = [(f, args.seed + i, h, args.save is not None) for f in families for h in splits for i in range(args.count)]
+    jobs = [(f, seed, split, args.save is not None) for f in families for split in CHOICES[args.split]
+            for seed in seeds(split, args.seed, args.count)]
     t0 = time.perf_counter()
     scores: list[Score] = []
     with ProcessPoolExecutor(max_workers=max(1, args.jobs), initializer=use_models, initargs=(models, True)) as pool:
@@ -198,8 +211,9 @@ def main() -> None:
             scores.append(s)
             tell(s, args.fails, args.save)
     print(table(scores))
-    print(f"\n{len(scores)} scenes in {time.perf_counter() - t0:.0f} s with {args.jobs} job(s); seeds "
-          f"{args.seed}..{args.seed + args.count - 1}")
+    told = "; ".join(f"{split} {seeds(split, args.seed, args.count)[0]}..{seeds(split, args.seed, args.count)[-1]}"
+                     for split in CHOICES[args.split])
+    print(f"\n{len(scores)} scenes in {time.perf_counter() - t0:.0f} s with {args.jobs} job(s); seeds {told}")
 
 
 if __name__ == "__main__":

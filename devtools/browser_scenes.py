@@ -399,8 +399,12 @@ def chromium() -> str | None:
     return next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
 
 
-def render(seeds: Iterable[int], heldout: bool = False) -> Iterator[Scene]:
-    """Each seed's page drawn by Chromium, as a Scene (family 'browser', one KenKen) with its truth."""
+def render(seeds: Iterable[int], heldout: bool = False, locked: bool = False) -> Iterator[Scene]:
+    """Each seed's page drawn by Chromium, as a Scene (family 'browser', one KenKen) with its truth.
+    `locked`: pages of the locked split (draws of their own, in the held-out faces), which no rule,
+    constant or test is tuned on (tests/test_locked_split.py)."""
+    stream = "locked" if locked else str(int(heldout))
+    heldout = heldout or locked
     from playwright.sync_api import sync_playwright
 
     exe = chromium()
@@ -410,7 +414,7 @@ def render(seeds: Iterable[int], heldout: bool = False) -> Iterator[Scene]:
         browser = pw.chromium.launch(executable_path=exe)
         try:
             for seed in seeds:
-                rng = random.Random(f"kkvision-browser:{seed}:{int(heldout)}")
+                rng = random.Random(f"kkvision-browser:{seed}:{stream}")
                 look, puzzle, solution, page_html = _draw(rng, seed, heldout)
                 context = browser.new_context(viewport={"width": look.width, "height": 900},
                                               device_scale_factor=look.dpr)
@@ -431,11 +435,11 @@ def render(seeds: Iterable[int], heldout: bool = False) -> Iterator[Scene]:
                          f"dpr{look.dpr}", "dark" if look.dark else "light", f"answers{look.answers}")
                 ext = ".jpg" if look.jpeg else ".png"
                 # photographed off the screen: from a stream of its own, so the pages' other draws stay
-                camera = random.Random(f"kkvision-browser-photo:{seed}:{int(heldout)}")
+                camera = random.Random(f"kkvision-browser-photo:{seed}:{stream}")
                 if camera.random() < PHOTO:
                     shot, corners = _photographed(shot, corners, camera)
                     ext, notes = ".jpg", notes + ("screen-photo",)
                 yield Scene(FAMILY, look.structure, seed, heldout, shot, ext, (Truth(puzzle, solution, corners),),
-                            notes)
+                            notes, locked)
         finally:
             browser.close()

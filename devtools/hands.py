@@ -19,8 +19,9 @@ high-school students, messier), so every split has both:
   train   SPLIT_SHARES[0] of them: the only ones devtools/train_digits.py trains the answer reader on
   dev     the working split: the training script's validation and calibration, bench/check.py's
           real-hand kinds (train themes), tests
-  locked  the locked test split: bench/check.py --locked only (held-out themes, seeds of its own);
-          no rule, constant or test is tuned on them, and no test names one of their pictures
+  locked  the locked test split: only devtools.scenes' locked scenes (scene(..., locked=True): its own
+          themes; bench/check.py's 'locked' rows); no rule, constant or test is tuned on them, and no
+          test names one of their pictures
 """
 
 from __future__ import annotations

@@ -36,6 +36,13 @@ for developing against, HELDOUT_THEMES (heldout=True) use only held-out fonts
 (synth.HELDOUT_FONTS and SCENE_HELDOUT_FONTS, handwriting too) and colour
 schemes no train theme has: the unseen-style figure.  The label network was
 trained on synth.TRAIN_FONTS only, so SCENE_TRAIN_FONTS are new to it as well.
+The held-out themes have been looked at while mending the reader (tests name
+their scenes), so they are development data too.  LOCKED_THEMES (locked=True:
+the locked split, seeds from LOCKED_SEED in the benchmarks) are colour schemes
+and layouts of their own in faces no model saw (LOCKED_LABEL_FONTS), with the
+held-out hands and the 'locked' writers: no rule, constant or test is tuned on
+them (tests/test_locked_split.py fails on a test that makes one but there),
+and the benchmarks report them apart.
 
 Knobs fix a choice the family would draw (tests use them): any family: theme
 (a name in THEMES, of the split); app: device ('phone', 'small', 'tablet',
@@ -118,6 +125,8 @@ class Theme:
     selected: RGB = (255, 245, 150)
     given: str = ""  # printed after a single cell's digit: '+' where an app prints a given 7 as '7+'
     book: bool = False  # '-' and '/' over three cells, as puzzle books print them (_book_rules)
+    halftone: float = 0.3  # print: how often the page is printed through a dot screen (newsprint: mostly)
+    colour_screen: bool = False  # print: that screen in colour (a magazine's), else in grey
 
 
 PASTELS = ((255, 228, 225), (225, 245, 225), (225, 235, 255), (255, 250, 210), (240, 225, 250), (220, 245, 245))
@@ -161,14 +170,14 @@ TRAIN_THEMES = (
           ("DejaVuSans.ttf", "Lato-Regular.ttf"), dark=True),
     Theme("newspaper", "print", (245, 240, 228), (255, 255, 255), (0, 0, 0), (0, 0, 0), (90, 90, 90),
           (0, 0, 0), (25, 25, 25), (25, 25, 25), ("LiberationSans-Bold.ttf", "FreeSansBold.ttf", "DejaVuSans-Bold.ttf"),
-          ("LiberationSerif-Regular.ttf", "DejaVuSerif.ttf")),
+          ("LiberationSerif-Regular.ttf", "DejaVuSerif.ttf"), halftone=0.7),
     Theme("puzzle-book", "print", (255, 255, 252), (255, 255, 255), (0, 0, 0), (0, 0, 0), (110, 110, 110),
           (0, 0, 0), (20, 20, 20), (20, 20, 20), ("LiberationSerif-Bold.ttf", "DejaVuSerif-Bold.ttf",
                                                   "Caladea-Bold.ttf", "Roboto-Bold.ttf"),
           ("LiberationSerif-Regular.ttf", "Caladea-Regular.ttf"), book=True),
     Theme("magazine", "print", (255, 255, 255), (255, 255, 255), (30, 30, 60), (30, 30, 60), (140, 140, 160),
           (200, 30, 60), (30, 30, 60), (30, 30, 60), ("Lato-Bold.ttf", "OpenSans-Bold.ttf", "Carlito-Regular.ttf"),
-          ("Lato-Regular.ttf", "OpenSans-Regular.ttf"), fills=((255, 240, 230), (235, 245, 255))),
+          ("Lato-Regular.ttf", "OpenSans-Regular.ttf"), fills=((255, 240, 230), (235, 245, 255)), colour_screen=True),
 )
 HELDOUT_THEMES = (
     Theme("amoled-neon", "app", (0, 0, 0), (0, 0, 0), (255, 64, 200), (0, 230, 255), (40, 60, 70),
@@ -204,9 +213,39 @@ HELDOUT_THEMES = (
     Theme("vintage-newsprint", "print", (238, 228, 200), (255, 255, 255), (40, 35, 30), (40, 35, 30),
           (110, 100, 90), (40, 35, 30), (40, 35, 30), (40, 35, 30), ("URWBookman-Light.otf", "NimbusSans-Regular.otf",
                                                                    "URWGothic-Book.otf"),
-          ("C059-Roman.otf", "NimbusRoman-Regular.otf")),
+          ("C059-Roman.otf", "NimbusRoman-Regular.otf"), halftone=0.7),
 )
-THEMES = {t.name: t for t in TRAIN_THEMES + HELDOUT_THEMES}
+# The locked split's label faces: weights of the held-out designs (devtools.train_labels.HELDOUT) that no
+# other theme prints with, so no model saw them and no rule was mended on them.
+LOCKED_LABEL_FONTS = ("URWGothic-Demi.otf", "C059-Bold.otf", "P052-Bold.otf", "URWBookman-Demi.otf",
+                      "NimbusSansNarrow-Bold.otf", "NimbusRoman-Bold.otf", "NimbusMonoPS-Bold.otf", "B612-Bold.otf",
+                      "ClearSans-Bold.ttf", "ClearSans-Medium.ttf", "FiraCode-Bold.ttf", "FiraCode-SemiBold.ttf")
+LOCKED_THEMES = (
+    Theme("lilac", "app", (246, 244, 252), (255, 255, 255), (60, 30, 110), (80, 50, 130), (205, 195, 225),
+          (120, 80, 200), (50, 30, 90), (20, 110, 90), ("ClearSans-Bold.ttf", "URWGothic-Demi.otf"),
+          ("ClearSans-Medium.ttf",), key_bg=(232, 226, 248), key_fg=(60, 30, 110),
+          fills=((238, 230, 255), (255, 236, 246), (228, 246, 240), (252, 246, 226)),
+          borders=("thick", "outline"), by_colour=True, highlight=(236, 232, 250), selected=(255, 236, 200)),
+    Theme("harbour-night", "app", (8, 20, 32), (14, 32, 50), (190, 225, 250), (110, 180, 220), (36, 64, 88),
+          (255, 170, 60), (200, 220, 235), (255, 190, 90), ("FiraCode-Bold.ttf", "NimbusSansNarrow-Bold.otf"),
+          ("FiraCode-SemiBold.ttf",), dark=True, key_bg=(20, 44, 66), key_fg=(255, 190, 90),
+          borders=("thick", "dashed"), highlight=(20, 46, 70), selected=(70, 60, 30), given="+"),
+    Theme("almanac-site", "web", (246, 241, 232), (255, 253, 248), (90, 40, 20), (90, 40, 20), (185, 170, 155),
+          (150, 70, 30), (60, 40, 30), (20, 70, 140), ("P052-Bold.otf", "B612-Bold.otf", "URWGothic-Demi.otf"),
+          ("P052-Roman.otf", "Karla-Regular.otf"), fills=((250, 235, 215), (235, 240, 225))),
+    Theme("slate-site", "web", (38, 42, 50), (48, 53, 62), (235, 235, 240), (210, 210, 220), (85, 90, 100),
+          (240, 110, 110), (215, 215, 222), (255, 140, 140), ("ClearSans-Bold.ttf", "NimbusMonoPS-Bold.otf"),
+          ("ClearSans-Medium.ttf",), dark=True),
+    Theme("gazette", "print", (236, 231, 214), (255, 255, 255), (20, 20, 20), (20, 20, 20), (120, 115, 105),
+          (20, 20, 20), (30, 30, 30), (30, 30, 30), ("C059-Bold.otf", "NimbusSansNarrow-Bold.otf",
+                                                     "URWBookman-Demi.otf"),
+          ("C059-Roman.otf", "NimbusSans-Regular.otf"), halftone=0.7),
+    Theme("school-sheet", "print", (255, 255, 255), (255, 255, 255), (10, 40, 90), (10, 40, 90), (150, 160, 180),
+          (10, 40, 90), (10, 40, 90), (10, 40, 90), ("NimbusRoman-Bold.otf", "B612-Bold.otf", "P052-Bold.otf"),
+          ("NimbusRoman-Regular.otf", "B612-Regular.otf"), book=True, colour_screen=True),
+)
+THEMES = {t.name: t for t in TRAIN_THEMES + HELDOUT_THEMES + LOCKED_THEMES}
+LOCKED_SEED = 50_000  # the benchmarks' locked split starts its seeds here (its themes are its own either way)
 
 
 @dataclass(frozen=True)
@@ -229,15 +268,21 @@ class Scene:
     family: str
     theme: str
     seed: int
-    heldout: bool
+    heldout: bool  # drawn in held-out faces and hands (the locked split's are too)
     data: bytes = field(repr=False)  # the file's bytes: PNG (screens) or JPEG (photos, print)
     ext: str  # '.png' or '.jpg'
     puzzles: tuple[Truth, ...]  # every KenKen in reading order (keypads, sudokus, crosswords are none)
     notes: tuple[str, ...] = ()  # the choices drawn: device, keypad, frame, base family...
+    locked: bool = False  # of the locked split (LOCKED_THEMES): nothing is tuned on it
+
+    @property
+    def split(self) -> str:
+        """'train', 'heldout' or 'locked': the benchmarks' rows."""
+        return "locked" if self.locked else "heldout" if self.heldout else "train"
 
     @property
     def name(self) -> str:
-        return f"{self.family}-{'heldout' if self.heldout else 'train'}-{self.seed}-{self.theme}{self.ext}"
+        return f"{self.family}-{self.split}-{self.seed}-{self.theme}{self.ext}"
 
     @cached_property
     def image(self) -> np.ndarray:
@@ -274,12 +319,14 @@ class Knobs:
         return self.given.pop(name) if name in self.given else draw()
 
 
-def scene(family: str, seed: int, heldout: bool = False, **knobs: object) -> Scene:
-    """One scene of the family, the same for the same arguments."""
+def scene(family: str, seed: int, heldout: bool = False, locked: bool = False, **knobs: object) -> Scene:
+    """One scene of the family, the same for the same arguments.  `locked`: of the locked split (its own
+    themes, in held-out faces and hands, the 'locked' writers; `heldout` then goes without saying)."""
     if family not in FAMILIES:
         raise ValueError(f"unknown family {family!r}: one of {', '.join(FAMILIES)}")
-    rng = random.Random(f"kkvision-scene:{family}:{seed}:{int(heldout)}")
-    themes = HELDOUT_THEMES if heldout else TRAIN_THEMES
+    rng = random.Random(f"kkvision-scene:{family}:{seed}:{'locked' if locked else int(heldout)}")
+    heldout = heldout or locked
+    themes = LOCKED_THEMES if locked else HELDOUT_THEMES if heldout else TRAIN_THEMES
     if family == "colour":  # an app's screen whose cages are told by their fills alone
         themes = tuple(t for t in themes if t.by_colour)
         knobs = {"cages": "colour", **knobs}
@@ -290,14 +337,15 @@ def scene(family: str, seed: int, heldout: bool = False, **knobs: object) -> Sce
     if "theme" in knobs:
         theme = THEMES[str(k.take("theme", lambda: None))]
         if theme not in themes:
-            raise ValueError(f"theme {theme.name!r} is not a {'held-out' if heldout else 'train'} theme")
+            raise ValueError(f"theme {theme.name!r} is not a {'locked' if locked else 'held-out' if heldout else 'train'}"
+                             " theme")
     draft = BUILDERS[family](rng, theme, heldout, k)
     if k.given:
         raise TypeError(f"scene({family!r}): unknown knobs {', '.join(k.given)}")
     data = parts.encode(draft.picture, draft.ext, draft.quality)
     order = reading_order([_box(c) for c in draft.corners])
     truths = tuple(Truth(*draft.puzzles[i][:2], draft.corners[i], draft.puzzles[i][2]) for i in order)
-    return Scene(family, theme.name, seed, heldout, data, draft.ext, truths, tuple(draft.notes))
+    return Scene(family, theme.name, seed, heldout, data, draft.ext, truths, tuple(draft.notes), locked)
 
 
 def reading_order(boxes: list[tuple[float, float, float, float]]) -> list[int]:
@@ -759,8 +807,8 @@ def _print_page(rng: random.Random, theme: Theme, heldout: bool, k: Knobs, fill_
 def _printed(draft: Draft, rng: random.Random, theme: Theme) -> Draft:
     """The page printed (tint, halftone, show-through) and scanned (askew, blur, noise) as a JPEG."""
     a = draft.picture
-    if rng.random() < (0.7 if theme.name in ("newspaper", "vintage-newsprint") else 0.3):
-        a = parts.halftone(a, rng, colour=theme.name == "magazine", ppi=a.shape[1] / PAGE_INCHES)
+    if rng.random() < theme.halftone:
+        a = parts.halftone(a, rng, colour=theme.colour_screen, ppi=a.shape[1] / PAGE_INCHES)
         draft.notes.append("halftone")
     a = parts.paper(a, rng, parts.jitter(theme.bg, rng, 6), rng.uniform(2, 8))
     if rng.random() < 0.3:
@@ -806,7 +854,8 @@ def _filled(rng: random.Random, theme: Theme, heldout: bool, k: Knobs) -> Draft:
 
     mode = str(k.take("mode", lambda: rng.choice(FILL_MODES)))
     if mode in HAND_MODES:  # drawn whether given or not, so the scene is the same otherwise
-        k.given.setdefault("writer", rng.choice(hands.complete_writers("locked" if heldout else "dev")))
+        # the locked writers write in the locked split's scenes alone; every other scene, the dev writers
+        k.given.setdefault("writer", rng.choice(hands.complete_writers("locked" if theme in LOCKED_THEMES else "dev")))
     _, draft = _base(rng, theme, heldout, k, mode, allow=("app", "web", "print"))
     wrong = k.take("wrong", lambda: None)  # read by every _fill of the page; taken here, as used
     writer, blank = k.take("writer", lambda: None), k.take("blank", lambda: False)
