@@ -78,6 +78,22 @@ exactly its KenKens (a keypad or a sudoku is none).
 To run it: `.venv/bin/python bench/scenes.py --count 60 --seed 0 --jobs 2` (the working splits;
 `--split locked` the locked one, `--split all` the three; s/scene: reading and solving in a pool of
 two workers)."""),
+    Benchmark("stages", "Each stage alone, from the truth", """\
+The scenes above score the whole pipeline, where one stage's failure hides the later ones' and a
+later stage may mend an earlier one's.  Here each vision stage is handed perfect input from the
+stage before, taken from the scene's truth (the same scenes, splits and seeds as `bench/scenes.py`,
+the locked split apart): **grid**, the grid search finds the truth's grid (its size, every corner
+within 3% of its side); **written**, given the truth's grid, the cells the content stage finds
+written, of those the scene wrote an answer or pencil marks in (in brackets, cells found written that
+hold neither); **cages**, given the truth's grid with the writing taken out, the cage layout found (or
+an alternative it offers the labels) is the truth's (in brackets, the inner edges called right);
+**labels**, given the truth's grid and cages, each label's first reading by the label model is the
+truth's clue; **solved**, given those and the labels as read, one pass of the reading (no retries:
+those are the pipeline's) gives the truth's solution, never another (WRONG).  The truth's grid is the
+homography of its frame's corners: a photographed page's curve is only approximated by it.
+
+To run it: `.venv/bin/python bench/stages.py --count 30 --split all --jobs 2` (`--fails` names each
+stage's failures)."""),
     Benchmark("browser", "Pages a browser drew: a renderer nothing trains on", """\
 Every picture above, and every crop the label models learned from, was drawn by PIL and OpenCV.
 Here Chromium (the one installed for the web page's test, through Playwright) draws KenKen pages
