@@ -88,7 +88,8 @@ written, of those the scene wrote an answer or pencil marks in (in brackets, cel
 hold neither); **cages**, given the truth's grid with the writing taken out, the cage layout found (or
 an alternative it offers the labels) is the truth's (in brackets, the inner edges called right);
 **labels**, given the truth's grid and cages, each label's first reading by the label model is the
-truth's clue; **solved**, given those and the labels as read, one pass of the reading (no retries:
+truth's clue (**label ECE**: the expected calibration error of that reading's probability, 15 bins;
+0 is honest); **solved**, given those and the labels as read, one pass of the reading (no retries:
 those are the pipeline's) gives the truth's solution, never another (WRONG).  The truth's grid is the
 homography of its frame's corners: a photographed page's curve is only approximated by it.
 

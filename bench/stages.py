@@ -18,7 +18,8 @@ locked split):
             gives for the labels to choose, CageLayout.other) is the truth's, every border (grids
             right; edges right of the inner edges, of that layout or else of the first)
   labels    given the truth's grid and cages: each cage's label as the label model reads it first
-            (clues.read_cells) is the truth's clue (vision.clues.clue_for)
+            (clues.read_cells) is the truth's clue (vision.clues.clue_for); label ECE: the expected
+            calibration error of that first reading's probability (ECE_BINS bins: 0 is honest)
   reading   given the truth's grid and cages and the labels as read (clues.read_clues, with the
             labels under written answers as contents.under_answers finds them): reading.resolve gives
             the truth's solution; WRONG is another solution given (must be 0), refused its exit codes
@@ -55,6 +56,8 @@ from kkvision.vision.stages import SIDE, CageLayout, GridGeometry  # noqa: E402
 GRID_NEAR = 0.03  # of the grid's side: a frame corner found this near the truth's is the truth's (a cell of
                   # a 9x9 is 0.11 of it; the frame's outer corner and its line's middle differ by ~0.005)
 TIME_LIMIT = 10.0  # s for reading.resolve, as a picture's --time-limit allows its solver runs
+ECE_BINS = 15  # bins of the label model's first reading's probability for its calibration error (as
+               # models/README.md reports the cell readers')
 
 
 @dataclass
@@ -72,6 +75,7 @@ class Score:
     edges_right: int = 0
     labels: int = 0
     labels_right: int = 0
+    sureness: list[tuple[float, bool]] = field(default_factory=list)  # each label's first reading: (p, right)
     solved: int = 0
     wrong: int = 0
     refused: Counter[str] = field(default_factory=Counter)
@@ -162,6 +166,8 @@ def score_puzzle(image: np.ndarray, truth: Truth, found: list[GridGeometry], sco
     cells = read_cells(cleaned, geom, labels)
     misread = [f"{cage.where} '{cells[cage.anchor].best}' for {cage.label}" for cage in puzzle.cages
                if clue_for(cells[cage.anchor].best, cage.cells, n) != cage]
+    score.sureness += [(cells[cage.anchor].texts[0][1] if cells[cage.anchor].texts else 0.0,
+                        clue_for(cells[cage.anchor].best, cage.cells, n) == cage) for cage in puzzle.cages]
     score.labels += len(puzzle.cages)
     score.labels_right += len(puzzle.cages) - len(misread)
     if misread:
@@ -197,6 +203,18 @@ def run(args: tuple[str, int, str]) -> Score:
     return score
 
 
+def calibration_error(sureness: list[tuple[float, bool]], bins: int = ECE_BINS) -> float:
+    """The expected calibration error of readings (their probability, whether right): over bins of
+    equal width in probability, the gap between how sure and how often right, weighed by the bin's share."""
+    if not sureness:
+        return 0.0
+    p = np.asarray([q for q, _ in sureness], np.float64)
+    right = np.asarray([r for _, r in sureness], np.float64)
+    which = np.minimum((p * bins).astype(int), bins - 1)
+    return float(sum(abs(p[which == b].mean() - right[which == b].mean()) * (which == b).sum()
+                     for b in range(bins) if (which == b).any()) / len(p))
+
+
 def _share(k: int, n: int) -> str:
     return f"{k}/{n} ({k / n:.0%})" if n else "-"
 
@@ -208,8 +226,8 @@ def table(scores: list[Score], families: tuple[str, ...] = FAMILIES) -> str:
         groups[(s.family, s.split)].append(s)
         groups[("**all**", s.split)].append(s)
     lines = ["| family | split | scenes | puzzles | grid found | written cells found [not written] | cages right"
-             " (edges) | labels right | solved from them | WRONG (must be 0) | refused (exit:n) | s/scene |",
-             "|" + "---|" * 12]
+             " (edges) | labels right | label ECE | solved from them | WRONG (must be 0) | refused (exit:n) | s/scene |",
+             "|" + "---|" * 13]
     for key in [(f, sp) for f in families + ("**all**",) for sp in SPLITS]:
         if key not in groups:
             continue
@@ -222,6 +240,7 @@ def table(scores: list[Score], families: tuple[str, ...] = FAMILIES) -> str:
         lines.append(f"| {key[0]} | {key[1]} | {len(g)} | {p} | {_share(sum(s.grids for s in g), p)} | {written} |"
                      f" {_share(sum(s.layouts for s in g), p)} ({sum(s.edges_right for s in g) / max(1, sum(s.edges for s in g)):.1%}) |"
                      f" {_share(sum(s.labels_right for s in g), sum(s.labels for s in g))} |"
+                     f" {calibration_error([x for s in g for x in s.sureness]):.3f} |"
                      f" {_share(sum(s.solved for s in g), p)} | {sum(s.wrong for s in g)} | {refused} |"
                      f" {sum(s.seconds for s in g) / len(g):.2f} |")
     return "\n".join(lines)

@@ -68,3 +68,9 @@ def test_a_wrong_truth_shows_in_its_own_stage_only():
                         score)
     assert score.grids == 1 and score.layouts == 0 and score.edges_right < score.edges
     assert score.labels_right < score.labels
+
+
+def test_the_calibration_error_is_the_gap_between_sureness_and_being_right():
+    assert stages.calibration_error([(0.9, True)] * 9 + [(0.9, False)]) < 1e-9  # 90% sure, 90% right
+    assert abs(stages.calibration_error([(0.99, True), (0.99, False)]) - 0.49) < 1e-9
+    assert stages.calibration_error([]) == 0.0
