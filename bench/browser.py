@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _models import add_model_options, chosen, use_models  # noqa: E402  (bench/_models.py: model files swapped in)
 from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
 
-from bench.scenes import CHOICES, Score, score_scene, seeds, table, tell  # noqa: E402
+from bench.scenes import CHOICES, Score, score_scene, seeds, seeds_told, table, tell  # noqa: E402
 from devtools.browser_scenes import STRUCTURES, render  # noqa: E402
 
 
@@ -66,9 +66,7 @@ def main() -> None:
             tell(s, args.fails, args.save)
     print(table(scores, STRUCTURES))
     print(f"\n{len(scores)} pages drawn in {drawn:.0f} s, read in {time.perf_counter() - t0 - drawn:.0f} s with "
-          f"{args.jobs} job(s); seeds " + "; ".join(f"{split} {seeds(split, args.seed, args.count)[0]}.."
-                                                     f"{seeds(split, args.seed, args.count)[-1]}"
-                                                     for split in CHOICES[args.split]))
+          f"{args.jobs} job(s); seeds {seeds_told(args)}")
 
 
 if __name__ == "__main__":

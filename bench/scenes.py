@@ -94,6 +94,34 @@ def seeds(split: str, first: int, count: int) -> range:
     return range(start, start + count)
 
 
+def add_scene_options(ap: argparse.ArgumentParser) -> None:
+    """The options of a bench over the scenes: how many of each family and split, from which seed, in
+    how many workers, which families and splits (bench/scenes.py's, bench/stages.py's)."""
+    ap.add_argument("--count", type=int, default=20, help="scenes per family and split")
+    ap.add_argument("--seed", type=int, default=0, help="the first scene's seed")
+    ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
+    ap.add_argument("--family", default=",".join(FAMILIES), help="comma-separated families (default: all)")
+    ap.add_argument("--split", default="both", choices=tuple(CHOICES),
+                    help="theme splits: both (default) = train and heldout, the working ones; locked: the locked"
+                         " split (its own themes, seeds from LOCKED_SEED); all: the three")
+
+
+def scene_jobs(args: argparse.Namespace, ap: argparse.ArgumentParser) -> list[tuple[str, int, str]]:
+    """(family, seed, split) of every scene the options ask for; an unknown family is a usage error."""
+    families = [f.strip() for f in args.family.split(",") if f.strip()]
+    bad = [f for f in families if f not in FAMILIES]
+    if bad:
+        ap.error(f"unknown family {', '.join(bad)}: choose from {', '.join(FAMILIES)}")
+    return [(f, seed, split) for f in families for split in CHOICES[args.split]
+            for seed in seeds(split, args.seed, args.count)]
+
+
+def seeds_told(args: argparse.Namespace) -> str:
+    """The seeds each split's scenes had, for the report's last line."""
+    return "; ".join(f"{split} {seeds(split, args.seed, args.count)[0]}..{seeds(split, args.seed, args.count)[-1]}"
+                     for split in CHOICES[args.split])
+
+
 def score_scene(sc: Scene, keep: bool, group: str | None = None) -> Score:
     """A scene read by kkvision as a user's file and scored against its truth (group: its table row, the
     scene's family unless given)."""
@@ -182,13 +210,7 @@ def tell(s: Score, fails: bool, save: Path | None) -> None:
 @saved("scenes")
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--count", type=int, default=20, help="scenes per family and split")
-    ap.add_argument("--seed", type=int, default=0, help="the first scene's seed")
-    ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
-    ap.add_argument("--family", default=",".join(FAMILIES), help="comma-separated families (default: all)")
-    ap.add_argument("--split", default="both", choices=tuple(CHOICES),
-                    help="theme splits: both (default) = train and heldout, the working ones; locked: the locked"
-                         " split (its own themes, seeds from LOCKED_SEED); all: the three")
+    add_scene_options(ap)
     ap.add_argument("--fails", action="store_true", help="list each failing scene and why")
     ap.add_argument("--save", type=Path, help="write failing scenes' pictures (and truths) here")
     add_model_options(ap, "PATH",
@@ -197,13 +219,8 @@ def main() -> None:
                                    " (models/labels-second.onnx)",
                       contents="and this cell-content network in place of models/contents.onnx")
     args = ap.parse_args()
-    families = [f.strip() for f in args.family.split(",") if f.strip()]
-    bad = [f for f in families if f not in FAMILIES]
-    if bad:
-        ap.error(f"unknown family {', '.join(bad)}: choose from {', '.join(FAMILIES)}")
+    jobs = [(f, seed, split, args.save is not None) for f, seed, split in scene_jobs(args, ap)]
     models = chosen(args, ap)
-    jobs = [(f, seed, split, args.save is not None) for f in families for split in CHOICES[args.split]
-            for seed in seeds(split, args.seed, args.count)]
     t0 = time.perf_counter()
     scores: list[Score] = []
     with ProcessPoolExecutor(max_workers=max(1, args.jobs), initializer=use_models, initargs=(models, True)) as pool:
@@ -211,9 +228,7 @@ def main() -> None:
             scores.append(s)
             tell(s, args.fails, args.save)
     print(table(scores))
-    told = "; ".join(f"{split} {seeds(split, args.seed, args.count)[0]}..{seeds(split, args.seed, args.count)[-1]}"
-                     for split in CHOICES[args.split])
-    print(f"\n{len(scores)} scenes in {time.perf_counter() - t0:.0f} s with {args.jobs} job(s); seeds {told}")
+    print(f"\n{len(scores)} scenes in {time.perf_counter() - t0:.0f} s with {args.jobs} job(s); seeds {seeds_told(args)}")
 
 
 if __name__ == "__main__":

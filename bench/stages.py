@@ -32,7 +32,6 @@ approximation of a photographed page's curve (the photo family's later stages ca
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from collections import Counter, defaultdict
@@ -47,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _models import add_model_options, chosen, use_models  # noqa: E402  (bench/_models.py: model files swapped in)
 from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
 
-from bench.scenes import CHOICES, SPLITS, seeds  # noqa: E402
+from bench.scenes import SPLITS, add_scene_options, scene_jobs, seeds_told  # noqa: E402
 from devtools.scenes import FAMILIES, Truth, scene  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
 from kkvision.puzzle import Puzzle  # noqa: E402
@@ -249,23 +248,13 @@ def table(scores: list[Score], families: tuple[str, ...] = FAMILIES) -> str:
 @saved("stages")
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--count", type=int, default=20, help="scenes per family and split")
-    ap.add_argument("--seed", type=int, default=0, help="the first scene's seed")
-    ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
-    ap.add_argument("--family", default=",".join(FAMILIES), help="comma-separated families (default: all)")
-    ap.add_argument("--split", default="both", choices=tuple(CHOICES),
-                    help="as bench/scenes.py's: both (default) the working splits, locked, or all")
+    add_scene_options(ap)
     ap.add_argument("--fails", action="store_true", help="list each scene's failing stages, on stderr")
     add_model_options(ap, "PATH", label="score this label model file in place of the shipped one",
                       contents="and this cell-content network in place of models/contents.onnx")
     args = ap.parse_args()
     models = chosen(args, ap)
-    families = [f.strip() for f in args.family.split(",") if f.strip()]
-    bad = [f for f in families if f not in FAMILIES]
-    if bad:
-        ap.error(f"unknown family {', '.join(bad)}: choose from {', '.join(FAMILIES)}")
-    jobs = [(f, seed, split) for f in families for split in CHOICES[args.split]
-            for seed in seeds(split, args.seed, args.count)]
+    jobs = scene_jobs(args, ap)
     t0 = time.perf_counter()
     with ProcessPoolExecutor(max_workers=max(1, args.jobs), initializer=use_models, initargs=(models, True)) as pool:
         scores = list(pool.map(run, jobs))
@@ -274,9 +263,7 @@ def main() -> None:
             for why in s.why:
                 print(f"{s.name}: {why}", file=sys.stderr)
     print(table(scores))
-    told = "; ".join(f"{split} {seeds(split, args.seed, args.count)[0]}..{seeds(split, args.seed, args.count)[-1]}"
-                     for split in CHOICES[args.split])
-    print(f"\n{len(scores)} scenes in {time.perf_counter() - t0:.0f} s with {args.jobs} job(s); seeds {told}")
+    print(f"\n{len(scores)} scenes in {time.perf_counter() - t0:.0f} s with {args.jobs} job(s); seeds {seeds_told(args)}")
 
 
 if __name__ == "__main__":
