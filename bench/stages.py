@@ -8,8 +8,10 @@ later stage may mend an earlier one's.  Here each stage is handed perfect input 
 before, taken from the scene's truth, so that a change's effect is seen where it is.  For every
 KenKen of every scene (the same scenes and splits as bench/scenes.py: --split locked or all for the
 locked split):
-  grid      the grid search (vision.grid.find_grids: the first look that finds grids) finds it: the
-            truth's size and every frame corner within GRID_NEAR of the grid's side of the truth's
+  grid      the grid search finds it in one of its looks (vision.grid.searches: the picture as it is,
+            its negative, stretched, face on, finer; vision.read.read_page goes on to the next look when
+            one's grids are refused): the truth's size and every frame corner within GRID_NEAR of the
+            grid's side of the truth's
   written   given the truth's grid: the cells the content stage finds written (contents.find_contents),
             of the cells the scene wrote an answer or pencil marks in ([in brackets] cells found
             written that hold neither: a label's ink taken for writing)
@@ -189,13 +191,13 @@ def run(args: tuple[str, int, str]) -> Score:
     family, seed, split = args
     import cv2
 
-    from kkvision.vision.grid import find_grids
+    from kkvision.vision.grid import searches
 
     sc = scene(family, seed, heldout=split != "train", locked=split == "locked")
     score = Score(family, split, sc.name)
     t0 = time.perf_counter()
     image = cv2.imdecode(np.frombuffer(sc.data, np.uint8), cv2.IMREAD_COLOR)
-    found = [geom for geom, _ in find_grids(image)]
+    found = [geom for look in searches(image) for geom, _ in look]  # every look's: read_page goes on past one
     for truth in sc.puzzles:
         score_puzzle(image, truth, found, score)
     score.seconds = time.perf_counter() - t0
