@@ -83,7 +83,7 @@ The scenes above score the whole pipeline, where one stage's failure hides the l
 later stage may mend an earlier one's.  Here each vision stage is handed perfect input from the
 stage before, taken from the scene's truth (the same scenes, splits and seeds as `bench/scenes.py`,
 the locked split apart): **grid**, one of the grid search's looks finds the truth's grid (its size, every
-corner within 3% of its side); **written**, given the truth's grid, the cells the content stage finds
+corner within a quarter of a cell); **written**, given the truth's grid, the cells the content stage finds
 written, of those the scene wrote an answer or pencil marks in (in brackets, cells found written that
 hold neither); **cages**, given the truth's grid with the writing taken out, the cage layout found (or
 an alternative it offers the labels) is the truth's (in brackets, the inner edges called right);

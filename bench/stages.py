@@ -10,8 +10,8 @@ KenKen of every scene (the same scenes and splits as bench/scenes.py: --split lo
 locked split):
   grid      the grid search finds it in one of its looks (vision.grid.searches: the picture as it is,
             its negative, stretched, face on, finer; vision.read.read_page goes on to the next look when
-            one's grids are refused): the truth's size and every frame corner within GRID_NEAR of the
-            grid's side of the truth's
+            one's grids are refused): the truth's size and every frame corner within GRID_NEAR of a
+            cell of the truth's
   written   given the truth's grid: the cells the content stage finds written (contents.find_contents),
             of the cells the scene wrote an answer or pencil marks in ([in brackets] cells found
             written that hold neither: a label's ink taken for writing)
@@ -54,8 +54,9 @@ from kkvision.errors import KkvisionError  # noqa: E402
 from kkvision.puzzle import Puzzle  # noqa: E402
 from kkvision.vision.stages import SIDE, CageLayout, GridGeometry  # noqa: E402
 
-GRID_NEAR = 0.03  # of the grid's side: a frame corner found this near the truth's is the truth's (a cell of
-                  # a 9x9 is 0.11 of it; the frame's outer corner and its line's middle differ by ~0.005)
+GRID_NEAR = 0.25  # of a cell's side: a frame corner found this near the truth's is the truth's (further,
+                  # a corner cell's box is more its neighbour's than its own; the frame's outer corner and
+                  # its line's middle differ by a few hundredths of a cell)
 TIME_LIMIT = 10.0  # s for reading.resolve, as a picture's --time-limit allows its solver runs
 ECE_BINS = 15  # bins of the label model's first reading's probability for its calibration error (as
                # models/README.md reports the cell readers')
@@ -112,10 +113,10 @@ def _grid_found(found: list[GridGeometry], truth: Truth) -> bool:
     """Is the truth's grid among those found: its size, each corner near the truth's (in any of the four
     orders a turned picture gives: the grid stage names the corners as the picture shows them)."""
     want = np.asarray(truth.corners, np.float64)
-    side = float(np.mean(np.linalg.norm(want - np.roll(want, -1, axis=0), axis=1)))
+    cell = float(np.mean(np.linalg.norm(want - np.roll(want, -1, axis=0), axis=1))) / truth.puzzle.size
     return any(g.size == truth.puzzle.size
                and min(float(np.linalg.norm(np.roll(np.asarray(g.corners), k, axis=0) - want, axis=1).max())
-                       for k in range(4)) <= GRID_NEAR * side
+                       for k in range(4)) <= GRID_NEAR * cell
                for g in found)
 
 

@@ -36,7 +36,7 @@ def test_a_grid_is_found_when_its_corners_are_the_truths_in_any_turn_and_not_whe
     assert stages._grid_found(found, turned)  # a turned picture names its corners from another one
     (x0, y0), *rest = truth.corners
     side = float(np.hypot(*np.subtract(truth.corners[1], truth.corners[0])))
-    off = Truth(truth.puzzle, truth.solution, ((x0 + 0.1 * side, y0), *rest))
+    off = Truth(truth.puzzle, truth.solution, ((x0 + 0.3 * side / truth.puzzle.size, y0), *rest))  # a third of a cell
     assert not stages._grid_found(found, off)
     other, _ = random_puzzle(truth.puzzle.size - 1, seed=1)
     assert not stages._grid_found(found, Truth(other, truth.solution, truth.corners))
