@@ -1,5 +1,9 @@
 """devtools/scenes.py renders every family, the same for the same seed, with truthful corners; and
-kkvision's behaviour on two scene kinds of issue 15 (screen furniture, ruled print boxes)."""
+kkvision's behaviour on two scene kinds of issue 15 (screen furniture, ruled print boxes).
+
+The scenes named here, of train and held-out themes alike, are working data: the locked split's
+(scene(..., locked=True)) are never made by a test but tests/test_locked_split.py, which only
+renders them."""
 
 import cv2
 import numpy as np
