@@ -7,8 +7,8 @@ model and no other scene of this project uses, so a source held out by construct
 Renders `count` pages per split (seeds seed..seed+count-1; 'train' pages label their cages in
 faces the label models saw, drawn by another renderer, 'heldout' pages only in faces they never
 saw; 'locked' pages, --split locked or all, are draws of their own from LOCKED_SEED + seed in the
-held-out faces, which no rule, constant or test is tuned on), one Chromium for all, then reads each page's screenshot as a user's file (PNG or JPEG)
-in a pool of --jobs workers, and scores it as bench/scenes.py does (count right, solved,
+held-out faces, which no rule, constant or test is tuned on), one Chromium for all, then reads
+each page's screenshot as a user's file (PNG or JPEG) in a pool of --jobs workers, and scores it as bench/scenes.py does (count right, solved,
 WRONG, refused by exit code, seconds of reading and solving a page).  Rows are the
 page's structure: an HTML table, a CSS grid with gaps, an SVG, a canvas.
 Needs the serve extra (Playwright) and Chromium from the system's packages (scripts/setup.sh).
@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _models import add_model_options, chosen, use_models  # noqa: E402  (bench/_models.py: model files swapped in)
 from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
 
-from bench.scenes import CHOICES, Score, score_scene, seeds, seeds_told, table, tell  # noqa: E402
+from bench.scenes import CHOICES, Score, score_scene, seeds, seeds_told, split_knobs, table, tell  # noqa: E402
 from devtools.browser_scenes import STRUCTURES, render  # noqa: E402
 
 
@@ -53,8 +53,7 @@ def main() -> None:
     args = ap.parse_args()
     models = chosen(args, ap)
     t0 = time.perf_counter()
-    scenes = [sc for split in CHOICES[args.split]
-              for sc in render(seeds(split, args.seed, args.count), heldout=split != "train", locked=split == "locked")]
+    scenes = [sc for split in CHOICES[args.split] for sc in render(seeds(split, args.seed, args.count), **split_knobs(split))]
     drawn = time.perf_counter() - t0
     scores: list[Score] = []
     # spawned, not forked: this process ran Chromium's driver threads and OpenCV's (a photographed page),

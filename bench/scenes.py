@@ -83,9 +83,14 @@ CHOICES = {"train": ("train",), "heldout": ("heldout",), "locked": ("locked",), 
            "all": SPLITS}  # --split: 'both' is the working splits, 'all' the locked one too
 
 
+def split_knobs(split: str) -> dict[str, bool]:
+    """scene()'s and browser_scenes.render()'s arguments that draw a split's scenes."""
+    return {"heldout": split != "train", "locked": split == "locked"}
+
+
 def run_one(family: str, seed: int, split: str, keep: bool) -> Score:
     """One scene of a split rendered, read by kkvision as a user's file, and scored against its truth."""
-    return score_scene(scene(family, seed, heldout=split != "train", locked=split == "locked"), keep)
+    return score_scene(scene(family, seed, **split_knobs(split)), keep)
 
 
 def seeds(split: str, first: int, count: int) -> range:

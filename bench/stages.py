@@ -48,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _models import add_model_options, chosen, use_models  # noqa: E402  (bench/_models.py: model files swapped in)
 from _results import saved  # noqa: E402  (bench/_results.py: the report kept for docs/benchmarks.md)
 
-from bench.scenes import SPLITS, add_scene_options, scene_jobs, seeds_told  # noqa: E402
+from bench.scenes import SPLITS, add_scene_options, scene_jobs, seeds_told, split_knobs  # noqa: E402
 from devtools.scenes import FAMILIES, Truth, scene  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
 from kkvision.puzzle import Puzzle  # noqa: E402
@@ -145,31 +145,32 @@ def score_puzzle(image: np.ndarray, truth: Truth, found: list[GridGeometry], sco
     else:
         score.why.append(f"{where}: grid not found")
     geom = truth_geometry(image, truth)
-    square = geom.square(image)
-    contents = find_contents(square, geom, lambda: geom.colour_square(image))
+    square, colour = geom.square(image), geom.colour_square(image)  # the cage stage reads the colours anyway
+    contents = find_contents(square, geom, lambda: colour)
     if truth.fill is not None:
         wrote = set(truth.fill.answers) | set(truth.fill.pencil)
         score.written += len(wrote)
         score.written_found += len(wrote & set(contents.written))
         score.written_false += len(set(contents.written) - wrote)
     cleaned = clean(square, geom, contents)
-    found_layouts = _layouts(find_cages(cleaned, geom, geom.colour_square(image))[0])
+    found_layouts = _layouts(find_cages(cleaned, geom, colour)[0])
     truth_cages = truth_layout(puzzle)
     layout = next((lay for lay in found_layouts if lay.cages == truth_cages.cages), found_layouts[0])
-    pairs = [(a, b) for a, b in zip(layout.right_thick, truth_cages.right_thick)] + \
-            [(a, b) for a, b in zip(layout.down_thick, truth_cages.down_thick)]
-    score.edges += sum(len(b) for _, b in pairs)
-    score.edges_right += sum(x == y for a, b in pairs for x, y in zip(a, b))
+    # row by row: the truth's inner edges (the cage stage's rows may run on to the frame)
+    rows = [*zip(layout.right_thick, truth_cages.right_thick), *zip(layout.down_thick, truth_cages.down_thick)]
+    score.edges += sum(len(truth_row) for _, truth_row in rows)
+    score.edges_right += sum(a == b for found_row, truth_row in rows for a, b in zip(found_row, truth_row))
     if layout.cages == truth_cages.cages:
         score.layouts += 1
     else:
         score.why.append(f"{where}: {len(layout.cages)} cages found, truth {len(puzzle.cages)}")
     labels = reader("model")
     cells = read_cells(cleaned, geom, labels)
-    misread = [f"{cage.where} '{cells[cage.anchor].best}' for {cage.label}" for cage in puzzle.cages
-               if clue_for(cells[cage.anchor].best, cage.cells, n) != cage]
-    score.sureness += [(cells[cage.anchor].texts[0][1] if cells[cage.anchor].texts else 0.0,
-                        clue_for(cells[cage.anchor].best, cage.cells, n) == cage) for cage in puzzle.cages]
+    right = [clue_for(cells[cage.anchor].best, cage.cells, n) == cage for cage in puzzle.cages]
+    misread = [f"{cage.where} '{cells[cage.anchor].best}' for {cage.label}"
+               for cage, ok in zip(puzzle.cages, right) if not ok]
+    score.sureness += [(cells[cage.anchor].texts[0][1] if cells[cage.anchor].texts else 0.0, ok)
+                       for cage, ok in zip(puzzle.cages, right)]
     score.labels += len(puzzle.cages)
     score.labels_right += len(puzzle.cages) - len(misread)
     if misread:
@@ -190,14 +191,12 @@ def score_puzzle(image: np.ndarray, truth: Truth, found: list[GridGeometry], sco
 
 def run(args: tuple[str, int, str]) -> Score:
     family, seed, split = args
-    import cv2
-
     from kkvision.vision.grid import searches
 
-    sc = scene(family, seed, heldout=split != "train", locked=split == "locked")
+    sc = scene(family, seed, **split_knobs(split))
     score = Score(family, split, sc.name)
     t0 = time.perf_counter()
-    image = cv2.imdecode(np.frombuffer(sc.data, np.uint8), cv2.IMREAD_COLOR)
+    image = sc.image  # decoded as kkvision decodes the file
     found = [geom for look in searches(image) for geom, _ in look]  # every look's: read_page goes on past one
     for truth in sc.puzzles:
         score_puzzle(image, truth, found, score)
