@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from . import formats
-from .answers import Judged, judge
+from .answers import Judged, judge, read_page
 from .defaults import MAX_TIME_LIMIT
 from .errors import Ambiguous, ClueUnreadable, KkvisionError, UncertainReading, Unsolvable, UsageError
 from .hints import Hinted, hint_puzzle
@@ -137,10 +137,14 @@ def check(page: Page, answers: Typed, wording: Wording) -> Work[Judged]:
     if answers is None and page.picture is None:
         raise UsageError(wording.no_answers)
     typed = _typed(page, answers, wording.several, wording.answers)
+    results = [r for r in (o.unique().result for o in page.outcomes) if r is not None and r.geometry is not None]
+    # the page's written cells read together: one hand wrote them all (answers.in_one_hand)
+    written = ({id(r): w for r, w in zip(results, read_page(page.picture, [(r.geometry, r.solution) for r in results]))}
+               if typed is None and page.picture is not None else {})
 
     def judged(result: Result) -> tuple[Judged, Drawing | None]:
         one = judge(result.puzzle, result.solution, typed, page.picture, result.geometry, result.undetermined,
-                    result.clues, result.freed)
+                    result.clues, result.freed, written.get(id(result)))
         return one, _drawing(result.geometry, result.solution, result.labels, check=True,
                              wrong=frozenset(one.check.wrong), blank=frozenset(one.blank),
                              unsure=frozenset(one.unsure))

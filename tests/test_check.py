@@ -688,3 +688,39 @@ def test_typed_answers_in_cells_a_hidden_label_decides_are_not_judged():
     assert one.verdict == ExitCode.ANSWERS_WRONG
     one = judge(puzzle, solution, "123\n231\n312\n", undetermined=frozenset({(0, 1)}))
     assert one.unsure == ((0, 1),) and one.verdict == ExitCode.ANSWERS_UNSURE  # never "all right"
+
+
+def _glyph(text: str) -> np.ndarray:
+    """`text` written in OpenCV's script face, framed as an answer is (framed.framed: 28 x 28, darkness 0..1)."""
+    from kkvision.vision.framed import framed
+
+    out = np.zeros((64, 64), np.uint8)
+    cv2.putText(out, text, (12, 52), cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, 1.8, 255, 4)
+    return framed(out.astype(np.float32) / 255)
+
+
+@pytest.mark.parametrize("hand_5, repeated, judged", [
+    ("3", True, False),  # the hand's own 5 reads 3, and a right 5 of it looks so: its misreadings not judged
+    ("9", True, True),  # two 3s written where 5s go, the hand's right 5 shaped unlike them: both wrong
+    ("3", False, True),  # one misreading, not repeated on the page: wrong
+])
+def test_a_misreading_the_page_repeats_in_the_hands_own_shape_is_not_judged(monkeypatch, hand_5, repeated, judged):
+    """answers.in_one_hand: a cell called wrong whose right digit R reads K is not judged when another
+    cell of the page's grids whose R reads K too, and its framed answer looks like one of the page's
+    right answers holding R (a hand that writes some 5s like 3s writes them so in several cells)."""
+    from kkvision import answers
+    from kkvision.answers import Written, in_one_hand
+
+    first = ((5, 1), (1, 5))  # grid 1: A1 right 5 read 3 (called wrong, taken as 3), B1 a right 5 read 5
+    second = ((2, 5), (5, 2))  # grid 2: A1 right 2, B1 right 5: read 3 too (repeated), or read 5
+    read_1 = Written(((3, 5), (1, 5)), (), (), (((0, 0), 3), ((0, 1), 5), ((1, 0), 1), ((1, 1), 5)))
+    read_2 = Written(((2, 3 if repeated else 5), (5, 2)), (), (),
+                     (((0, 0), 2), ((0, 1), 3 if repeated else 5), ((1, 0), 5), ((1, 1), 2)))
+    misread = {("one", (0, 0)), ("two", (0, 1))}  # what reads 3 is written like a 3; the right 5s as the hand writes 5
+    monkeypatch.setattr(answers, "_framed_answers", lambda picture, geometry, cells: {
+        cell: _glyph("3" if (geometry, cell) in misread else hand_5) for cell in cells})
+    out = in_one_hand(np.zeros((8, 8), np.uint8), [("one", first, read_1), ("two", second, read_2)])
+    assert out[0].answers[0][0] == (3 if judged else 0) and ((0, 0) in out[0].unsure) is not judged
+    assert out[0].answers[1] == (1, 5) and out[1].answers[1] == (5, 2)  # the right cells as they were
+    if repeated:
+        assert (out[1].answers[0][1] == 3) is judged and ((0, 1) in out[1].unsure) is not judged

@@ -228,7 +228,8 @@ def pictures(samples, tmp_path, monkeypatch):
         picture = np.full((40, 40, 3), 255 if source.name.endswith("b.png") else 250, np.uint8)
         return Page(source.name, (Outcome(solve_text(text, opts or Options())),), picture)
 
-    def written(puzzle, solution, typed, picture, geometry, undetermined=frozenset(), clues=(), freed=frozenset()):
+    def written(puzzle, solution, typed, picture, geometry, undetermined=frozenset(), clues=(), freed=frozenset(),
+                cells=None):
         answers = [list(row) for row in solution]
         if picture[0, 0, 0] == 255:
             answers[0][0] = 4

@@ -121,20 +121,29 @@ def test_check_judges_typed_answers_and_marks_the_picture():
 
 def test_check_reads_the_answers_from_the_picture_when_none_are_typed(monkeypatch):
     """With no answers typed, each puzzle's answers are judged from the page's picture (answers.judge;
-    the digit reader, its subject elsewhere, is not run here)."""
+    the digit reader, its subject elsewhere, is not run here), its cells read with the page's other
+    grids' first (answers.read_page: one hand wrote them all)."""
     from kkvision.answers import CheckResult, Judged
 
     page, solution = photo_page()
-    seen = []
+    seen, read = [], []
+    written = object()  # what read_page made of the one grid's cells
 
-    def judge(puzzle, sol, typed_answers, picture, geometry, undetermined, clues, freed):
+    def read_page(picture, grids):
+        read.append((picture is page.picture, [(g is page.outcomes[0].geometry, s) for g, s in grids]))
+        return [written]
+
+    def judge(puzzle, sol, typed_answers, picture, geometry, undetermined, clues, freed, cells):
         seen.append((typed_answers, picture is page.picture, geometry is page.outcomes[0].geometry, undetermined,
-                     clues is page.outcomes[0].result.clues and len(clues) == len(puzzle.cages), freed))
+                     clues is page.outcomes[0].result.clues and len(clues) == len(puzzle.cages), freed,
+                     cells is written))
         return Judged(CheckResult(sol, (), ()), unsure=((1, 2),))
 
     monkeypatch.setattr(commands, "judge", judge)
+    monkeypatch.setattr(commands, "read_page", read_page)
     work = commands.check(page, None, WORDS)
-    assert seen == [(None, True, True, frozenset(), True, frozenset())]  # the labels' readings weigh the answers
+    assert read == [(True, [(True, page.outcomes[0].result.solution)])]
+    assert seen == [(None, True, True, frozenset(), True, frozenset(), True)]  # the labels' readings weigh the answers
     [rec] = work.records()
     assert rec["exit_code"] == ExitCode.ANSWERS_UNSURE and rec["unsure"] == [[1, 2]]
     assert rec["notes"] == ["unsure cells: C2"]
