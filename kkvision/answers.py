@@ -106,7 +106,8 @@ WRITTEN_RIGHT = 0.9
 # correlates this much with one of the page's right answers of its right digit (1: the same shape).  On
 # bench/check_rules.py's cells of the working split's real hands, seeds 300..459 (10 right answers called
 # wrong, 223 wrong ones) and 100..259 (0 and 276): at 0.8, 5 of those 10 not judged and 0 + 1 wrong ones
-# lost; 0.75: 6, 2 + 9 lost; 0.7: 6, 2 + 15; 0.6: 6, 6 + 23.  Two digits of one hand correlate 0.5..0.8
+# lost; 0.75: 6, 2 + 9 lost; 0.7: 6, 2 + 15; 0.6: 6, 6 + 23.  A wrong answer and the hand's right answers
+# of its cell's digit correlate 0.67 at the median there, 0.80 at the 95th percentile
 HAND_LIKE = 0.8
 LIKE_BLUR = 1.0  # px of the 28-px frame: a stroke's width, so a pen's wobble is not a difference
 LIKE_SHIFT = 2  # px of the 28-px frame: how far framing by the ink's mass may move one answer against another
