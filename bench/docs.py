@@ -73,7 +73,10 @@ dark; two prints, one with a book's rules), drawn in weights of the held-out des
 theme prints with and no model saw, from seeds 50000 on.  No rule, constant or test is tuned on
 them (`tests/test_locked_split.py` fails on a test that makes one), and their rows stand apart:
 the `both` total is the working splits'.  A scene's count is right when the puzzles found are
-exactly its KenKens (a keypad or a sudoku is none).
+exactly its KenKens (a keypad or a sudoku is none).  The second table puts each answer down to the
+reading of `vision/read.py`'s ladder that gave it (from the notes it carries): the first reading,
+a retry of the labels (the second label model, both models together, both from moved crops), or
+the square turned (itself maybe retried so): what each retry wins, and any WRONG answer it gave.
 
 To run it: `.venv/bin/python bench/scenes.py --count 60 --seed 0 --jobs 2` (the working splits;
 `--split locked` the locked one, `--split all` the three; s/scene: reading and solving in a pool of

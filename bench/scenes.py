@@ -20,6 +20,10 @@ kkvision.pipeline.read_source as a user's file (PNG or JPEG), and scores:
              uncertain; '-': no refused puzzle left to account for it, e.g.
              fewer grids found than there are)
   s/scene    kkvision's seconds per scene (reading and solving, not rendering)
+Then, per theme split, how each solved KenKen was answered (the notes its answer carries): by the
+first reading, or by a retry of vision/read.py's ladder (read.UPRIGHT_RETRIES: the second label
+model, both models together, both from moved crops; read.TURNS: the square turned, itself maybe
+retried so): what each retry wins, and the WRONG answers each gave.
 Scenes run in a process pool of --jobs workers, each with OpenCV on one thread.
 --label-model PATH reads the labels with another model file (one just trained)
 in place of the shipped models/labels.onnx; --second-label-model PATH likewise
@@ -49,6 +53,7 @@ from devtools.scenes import FAMILIES, LOCKED_SEED, Scene, scene  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
 from kkvision.pipeline import Options, Outcome, read_source  # noqa: E402
 from kkvision.sources import of_bytes  # noqa: E402
+from kkvision.vision.read import UPRIGHT_RETRIES  # noqa: E402
 
 
 @dataclass
@@ -64,6 +69,8 @@ class Score:
     solved: int = 0
     wrong: int = 0
     codes: list[str] = field(default_factory=list)  # one per KenKen not solved
+    ways: Counter[str] = field(default_factory=Counter)  # how each solved KenKen was answered (answered_by)
+    wrong_ways: Counter[str] = field(default_factory=Counter)  # ... each WRONG one
     why: list[str] = field(default_factory=list)
     seconds: float = 0.0
     data: bytes | None = None
@@ -151,6 +158,7 @@ def score_scene(sc: Scene, keep: bool, group: str | None = None) -> Score:
     for k, out in enumerate(outcomes, 1):
         if out.result is not None:
             hit = next((i for i, s in enumerate(truth) if s == out.result.solution and i not in claimed), None)
+            (score.wrong_ways if hit is None else score.ways)[answered_by(out.result.notes)] += 1
             if hit is None:
                 score.wrong += 1
                 n = out.result.puzzle.size
@@ -174,6 +182,36 @@ def score_scene(sc: Scene, keep: bool, group: str | None = None) -> Score:
         score.truth = "\n".join(f"{t.puzzle.size}x{t.puzzle.size} box {t.box}: " + " ".join(
             f"{c.op}{c.target}@{c.anchor}" for c in t.puzzle.cages) for t in sc.puzzles) + "\n"
     return score
+
+
+# each retry's note on an answer it gave (vision/read.py), and its name in the report
+RETRY_NOTES = tuple(zip(("second label model", "both models", "both, moved crops"), (n for _, n in UPRIGHT_RETRIES)))
+TURNED_NOTE = "the puzzle is on its side in the picture"
+WAYS = ("first reading",) + tuple(name for name, _ in RETRY_NOTES) + ("turned",) + tuple(
+    f"turned, {name}" for name, _ in RETRY_NOTES)
+
+
+def answered_by(notes: tuple[str, ...]) -> str:
+    """Which reading of vision/read.py's ladder gave an answer, from the notes it carries (WAYS)."""
+    retry = next((name for name, note in RETRY_NOTES if note in notes), None)
+    if any(n.startswith(TURNED_NOTE) for n in notes):
+        return f"turned, {retry}" if retry else "turned"
+    return retry or "first reading"
+
+
+def ways_table(scores: list[Score]) -> str:
+    """A markdown table: per theme split, the solved KenKens each reading of the ladder answered (WRONG ones
+    in brackets where there are any)."""
+    splits = [sp for sp in SPLITS if any(s.split == sp for s in scores)]
+    lines = ["| answered by | " + " | ".join(splits) + " |", "|---|" + "---|" * len(splits)]
+    for way in WAYS:
+        cells = []
+        for sp in splits:
+            got = sum(s.ways[way] for s in scores if s.split == sp)
+            bad = sum(s.wrong_ways[way] for s in scores if s.split == sp)
+            cells.append(f"{got}" + (f" (WRONG {bad})" if bad else ""))
+        lines.append(f"| {way} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def table(scores: list[Score], families: tuple[str, ...] = FAMILIES) -> str:
@@ -233,6 +271,7 @@ def main() -> None:
             scores.append(s)
             tell(s, args.fails, args.save)
     print(table(scores))
+    print("\n" + ways_table(scores))
     print(f"\n{len(scores)} scenes in {time.perf_counter() - t0:.0f} s with {args.jobs} job(s); seeds {seeds_told(args)}")
 
 
