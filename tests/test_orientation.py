@@ -132,3 +132,28 @@ def test_the_second_model_reads_no_turned_grid_when_no_way_round_can_beat_its_up
         else:
             assert read._turned_again(way, "x", None, upright, [upright, second], turned) == []
             assert calls == []
+
+
+def test_a_turned_grid_is_read_again_by_the_second_model_alone(monkeypatch):
+    """A way round the first model reads as clues for TURN_CLUED more cages than upright, refused all the
+    same, is read again by the second model only (read.TURNED_RETRIES): both models together and moved
+    crops after a turn won no answer on bench/scenes.py, and are not run."""
+    from kkvision.errors import UncertainReading
+    from kkvision.vision import read
+    from kkvision.vision.stages import Contents, Reached
+
+    calls: list[object] = []
+
+    def read_once(way, k, name, opts, second_model=False, drawn=None):
+        calls.append((k, second_model))
+        return read.Attempt(Reached(), UncertainReading("still not a puzzle"))
+
+    upright, turned = Reached(), [(k, Reached()) for k in read.TURNS]
+    shares = {id(upright): 0.1, **{id(t): 0.9 if k == 2 else 0.2 for k, t in turned}}
+    monkeypatch.setattr(read, "_clued", lambda reached: shares.get(id(reached), 0.0))
+    monkeypatch.setattr(read, "_read_once", read_once)
+    corners = ((0.0, 0.0), (900.0, 0.0), (900.0, 900.0), (0.0, 900.0))
+    geom = GridGeometry(3, corners, (0.0, 300.0, 600.0, 900.0), (0.0, 300.0, 600.0, 900.0), homography=np.eye(3))
+    way = lambda k: (geom.turned(k), np.zeros((8, 8), np.uint8), Contents(()))  # noqa: E731
+    assert read._turned_again(way, "x", None, upright, [upright], turned) == []
+    assert calls == [(2, True)]  # the best way round, by the second model; nothing after it

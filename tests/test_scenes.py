@@ -430,22 +430,6 @@ def test_a_big_screenshots_faint_cell_lines_and_dashed_outlines_are_found_shrunk
     solves_one(scene("filled", 64, heldout=True), size=9)
 
 
-def test_a_turned_picture_whose_labels_neither_model_reads_alone_is_read_turned_by_both(misreading):
-    """turned held out 17 (candy theme photographed off a tablet, on its side), each label model made to
-    misread a different half of the labels: neither alone answers any way round; read by both together
-    the way round whose labels read as clues, as an upright grid is, it is answered."""
-    from kkvision.vision import labels
-
-    misreading({labels.MODEL: 0, labels.SECOND_MODEL: 1})
-    sc = scene("turned", 17, heldout=True)
-    page = read_source(of_bytes(sc.data, sc.name), Options())
-    result = page.outcomes[0].result
-    assert result is not None, page.outcomes[0].error
-    assert any("on its side" in note for note in result.notes)
-    assert any("both label models together" in note for note in result.notes)
-    assert tuple(map(tuple, result.solution)) == tuple(map(tuple, sc.puzzles[0].solution))
-
-
 @pytest.mark.parametrize("seed", [61, 76])
 def test_an_apps_board_spanning_the_screen_edge_to_edge_is_solved(seed):
     """app train 61 (its frame 2 px in from the sides, lines ending at the frame) and 76 (its frame
