@@ -171,7 +171,9 @@ would misjudge a cell.  The hands: scikit-learn's digits held out; stroke-drawn 
 (`devtools/strokes.py`: the generator the model trained on, other seeds; "held out": pen dynamics
 it never saw); hand fonts (DkgHandwriting and Breip held out; Humor Sans and Comic Neue seen);
 MNIST writers of the `dev` and `locked` splits, small (35-60% of the cell high) and big (65-95%,
-over the label's corner); and crossed-out digits (a stroke-drawn digit struck out with a bar, a
+over the label's corner), and rendered otherwise than the scenes render them: as a scanned envelope
+keeps digits (brought down to 16 px, half stretched to a square, then up again: blocky or soft) and
+in graphite (light, grainy strokes); and crossed-out digits (a stroke-drawn digit struck out with a bar, a
 slash, an X or a scribble), where "right" is read surely as no answer: `check` still judges a
 struck-out digit as the user's answer.
 

@@ -19,6 +19,10 @@ reads a cell (kkvision.vision.digits).  Kinds of hands:
                        nothing on it), 'small' 35-60% of the cell high, 'big' 65-95%
                        (over the label's corner, up to the lines); only when
                        ../shared/handwriting is there
+  MNIST <split> scanned  the same writers' digits as a scanned envelope keeps them: the digit's box
+                       brought down to 16 px (half of them stretched to a square), then up to the cell
+                       again (blocky or soft, grey), 45-80% of the cell high
+  MNIST <split> pencil   ... written in graphite: light, grainy strokes, 45-80% of the cell high
   crossed out          a stroke-drawn digit (seeds never trained on) crossed out by
                        the same hand: a bar, a slash, an X or a scribble
                        (strokes.crossing); no answer any more
@@ -85,6 +89,34 @@ def _ink_sklearn(img8: np.ndarray, s: int, rng: random.Random) -> np.ndarray:
     x0, y0 = int(cx - side / 2), int(cy - side / 2)
     out[y0:y0 + side, x0:x0 + side] = np.clip(digit, 0, 255)
     return out
+
+
+SCAN_SIDE = 16  # px: the side an envelope scanner's digits are kept at (USPS-like)
+
+
+def _ink_scanned(image: np.ndarray, s: int, rng: random.Random) -> np.ndarray:
+    """A real writer's digit as a scanned envelope keeps it: its box down to SCAN_SIDE (stretched to a
+    square or its shape kept), then up to 45-80% of the cell, blocky or soft; ink 0..255."""
+    ys, xs = np.nonzero(image > 30)
+    glyph = image[ys.min():ys.max() + 1, xs.min():xs.max() + 1].astype(np.float32)
+    k = SCAN_SIDE / max(glyph.shape)
+    size = (SCAN_SIDE, SCAN_SIDE) if rng.random() < 0.5 else (max(1, round(glyph.shape[1] * k)),
+                                                              max(1, round(glyph.shape[0] * k)))
+    small = cv2.resize(glyph, size, interpolation=cv2.INTER_AREA)
+    up = s * rng.uniform(0.45, 0.8) / small.shape[0]
+    big = cv2.resize(small, (max(2, round(small.shape[1] * up)), max(2, round(small.shape[0] * up))),
+                     interpolation=rng.choice([cv2.INTER_NEAREST, cv2.INTER_LINEAR]))[:s, :s]
+    out = np.zeros((s, s), np.float32)
+    y0, x0 = (s - big.shape[0]) // 2, (s - big.shape[1]) // 2
+    out[y0:y0 + big.shape[0], x0:x0 + big.shape[1]] = big
+    return np.clip(out * rng.uniform(0.7, 1.0), 0, 255)
+
+
+def _ink_pencil(image: np.ndarray, s: int, rng: random.Random) -> np.ndarray:
+    """A real writer's digit in graphite: hands.placed's strokes, light and grainy; ink 0..255."""
+    ink = hands.placed(image, s * rng.uniform(0.45, 0.8), (s / 2, s / 2 + rng.uniform(-2, 2)), (s, s), rng)
+    grain = np.random.default_rng(rng.randint(0, 10**6)).uniform(0.5, 1.0, ink.shape)
+    return ink * grain * rng.uniform(0.35, 0.6)
 
 
 def cell(ink: np.ndarray, s: int, rng: random.Random) -> np.ndarray:
@@ -154,6 +186,12 @@ def kinds(count: int, seed: int) -> dict[str, list[tuple[np.ndarray, int]]]:
                 centre = (s / 2 + rng.uniform(-1, 1) * max(room, 0.05 * s), s / 2 + rng.uniform(-0.5, 1) * max(room, 0.03 * s))
                 rows.append((cell(hands.placed(hands.sample(split, digit, rng), h, centre, (s, s), rng), s, rng), digit))
             out[f"MNIST {split} {size}"] = rows
+        for look, ink in (("scanned", _ink_scanned), ("pencil", _ink_pencil)):
+            rows = []
+            for i in range(count):
+                s, digit = rng.randint(48, 140), 1 + i % 9
+                rows.append((cell(ink(hands.sample(split, digit, rng), s, rng), s, rng), digit))
+            out[f"MNIST {split} {look}"] = rows
     rows = []
     for i in range(count):
         s, digit = rng.randint(48, 140), 1 + i % 9
