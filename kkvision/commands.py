@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from . import formats
-from .answers import Judged, judge, read_page
+from .answers import Judged, Written, judge, read_page
 from .defaults import MAX_TIME_LIMIT
 from .errors import Ambiguous, ClueUnreadable, KkvisionError, UncertainReading, Unsolvable, UsageError
 from .hints import Hinted, hint_puzzle
@@ -137,10 +137,7 @@ def check(page: Page, answers: Typed, wording: Wording) -> Work[Judged]:
     if answers is None and page.picture is None:
         raise UsageError(wording.no_answers)
     typed = _typed(page, answers, wording.several, wording.answers)
-    results = [r for r in (o.unique().result for o in page.outcomes) if r is not None and r.geometry is not None]
-    # the page's written cells read together: one hand wrote them all (answers.in_one_hand)
-    written = ({id(r): w for r, w in zip(results, read_page(page.picture, [(r.geometry, r.solution) for r in results]))}
-               if typed is None and page.picture is not None else {})
+    written = _written(page, typed)
 
     def judged(result: Result) -> tuple[Judged, Drawing | None]:
         one = judge(result.puzzle, result.solution, typed, page.picture, result.geometry, result.undetermined,
@@ -157,12 +154,23 @@ def hint(page: Page, cells: int, progress: Typed, wording: Wording) -> Work[Hint
     from the clues by the simplest reasoning, each with its reason; the progress typed (for
     a page of one puzzle), or else the digits written in the picture's cells."""
     typed = _typed(page, progress, wording.several, wording.progress)
+    written = _written(page, typed)
 
     def hinted(result: Result) -> tuple[Hinted, Drawing | None]:
-        one = hint_puzzle(result.puzzle, result.solution, cells, typed, page.picture, result.geometry, result.clues)
+        one = hint_puzzle(result.puzzle, result.solution, cells, typed, page.picture, result.geometry, result.clues,
+                          written.get(id(result)))
         return one, _drawing(result.geometry, one.shown(), result.labels, wrong=one.wrong) if one.hints else None
 
     return _answered("hint", page, hinted)
+
+
+def _written(page: Page, typed: str | None) -> dict[int, Written]:
+    """With nothing typed, the written cells of every grid of the page's picture read together, by its
+    Result's id: one hand wrote them all (answers.read_page, answers.in_one_hand); else none."""
+    if typed is not None or page.picture is None:
+        return {}
+    results = [r for r in (o.unique().result for o in page.outcomes) if r is not None and r.geometry is not None]
+    return dict(zip(map(id, results), read_page(page.picture, [(r.geometry, r.solution) for r in results])))
 
 
 def _answered(command: str, page: Page, make: Callable[[Result], tuple[T, Drawing | None]]) -> Work[T]:

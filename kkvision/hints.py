@@ -28,6 +28,7 @@ from .puzzle import Cage, Cell, Grid, Puzzle, TooManyTuples, cage_tuples, cell_n
 if TYPE_CHECKING:
     import numpy as np
 
+    from .answers import Written
     from .vision.stages import ClueReading, GridGeometry
 
 TUPLE_BUDGET = 200_000  # steps listing one cage's fillings; a bigger cage gives no 'cage' hints
@@ -84,17 +85,20 @@ class Hinted:
 
 
 def hint_puzzle(puzzle: Puzzle, solution: Grid, count: int, typed: str | None, picture: np.ndarray | None = None,
-                geometry: GridGeometry | None = None, clues: tuple[ClueReading, ...] = ()) -> Hinted:
+                geometry: GridGeometry | None = None, clues: tuple[ClueReading, ...] = (),
+                written: Written | None = None) -> Hinted:
     """`hint`'s work for one puzzle: the progress typed (an answers text), or
     else written in the picture's cells (none for a text), judged as `check`
     judges it (answers.judge: a cell is called wrong only where check would call
     it so; with the labels' readings, `clues`, the cells whose digit the answers
-    make the labels say otherwise are neither judged nor revealed), then the hints."""
+    make the labels say otherwise are neither judged nor revealed), then the hints.
+    `written`: the picture's cells as answers.read_page read them with the page's
+    other grids (one hand's), as check reads them."""
     from .answers import judge
 
     if typed is None and (picture is None or geometry is None):
         return Hinted(puzzle.size, tuple(hints(puzzle, solution, count)))
-    judged = judge(puzzle, solution, typed, picture, geometry, clues=clues)
+    judged = judge(puzzle, solution, typed, picture, geometry, clues=clues, written=written)
     found = hints(puzzle, solution, count, judged.check.answers, frozenset(judged.doubted))
     return Hinted(puzzle.size, tuple(found), judged.unsure, judged.doubted)
 

@@ -184,6 +184,29 @@ def test_hint_reveals_cells_of_the_solution_names_wrong_ones_first_and_draws_the
     assert work.picture == "hint"
 
 
+def test_hint_judges_the_progress_written_in_the_picture_as_check_reads_it(monkeypatch):
+    """With no progress typed, hint reads the page's grids' cells together as check does (answers.read_page:
+    one hand's) and hands each puzzle its own to judge; the reader itself is not run here."""
+    from kkvision.hints import Hinted
+
+    page, solution = photo_page()
+    written = object()
+    read, seen = [], []
+    monkeypatch.setattr(commands, "read_page", lambda picture, grids: read.append(len(grids)) or [written])
+
+    def hint_puzzle(puzzle, sol, count, typed_progress, picture, geometry, clues, cells):
+        seen.append((typed_progress, picture is page.picture, cells))
+        return Hinted(puzzle.size, ())
+
+    monkeypatch.setattr(commands, "hint_puzzle", hint_puzzle)
+    commands.hint(page, 1, None, WORDS)
+    assert read == [1] and seen == [(None, True, written)]
+    read.clear()
+    seen.clear()
+    commands.hint(page, 1, typed([[0] * 6 for _ in range(6)]), WORDS)  # typed progress: nothing read
+    assert read == [] and seen == [("......\n" * 6, True, None)]
+
+
 def test_hint_on_a_text_draws_nothing_and_refuses_typed_progress_for_several_puzzles():
     work = commands.hint(text_page(NAMES), 1, None, WORDS)
     assert len(work.done[0].made.hints) == 1 and work.drawings == ()
