@@ -53,7 +53,8 @@ from _results import saved  # noqa: E402  (bench/_results.py: the report kept fo
 
 from devtools import hands  # noqa: E402
 from devtools.scenes import FILL_MODES, LOCKED_SEED, scene  # noqa: E402
-from kkvision.answers import judge, read_page  # noqa: E402
+from kkvision.answers import judge  # noqa: E402
+from kkvision.commands import written_on_page  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
 from kkvision.pipeline import Options, read_source  # noqa: E402
 from kkvision.sources import of_bytes  # noqa: E402
@@ -140,8 +141,7 @@ def run(args: tuple[int, bool, str, int, str]) -> Score:
     except KkvisionError as exc:
         score.why.append(f"exit {int(exc.exit_code)}")
         return score
-    results = [r for r in (o.unique().result for o in page.outcomes) if r is not None and r.geometry is not None]
-    read = dict(zip(map(id, results), read_page(page.picture, [(r.geometry, r.solution) for r in results])))
+    read = written_on_page(page)  # the page's cells read together, as `kkvision check` reads them (one hand's)
     for result, truth, _ in answered(page, truths):
         judged = judge(result.puzzle, result.solution, None, page.picture, result.geometry, result.undetermined,
                        result.clues, result.freed, read[id(result)])  # as `kkvision check` judges it (one hand's)

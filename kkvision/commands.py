@@ -137,7 +137,7 @@ def check(page: Page, answers: Typed, wording: Wording) -> Work[Judged]:
     if answers is None and page.picture is None:
         raise UsageError(wording.no_answers)
     typed = _typed(page, answers, wording.several, wording.answers)
-    written = _written(page, typed)
+    written = written_on_page(page, typed)
 
     def judged(result: Result) -> tuple[Judged, Drawing | None]:
         one = judge(result.puzzle, result.solution, typed, page.picture, result.geometry, result.undetermined,
@@ -154,7 +154,7 @@ def hint(page: Page, cells: int, progress: Typed, wording: Wording) -> Work[Hint
     from the clues by the simplest reasoning, each with its reason; the progress typed (for
     a page of one puzzle), or else the digits written in the picture's cells."""
     typed = _typed(page, progress, wording.several, wording.progress)
-    written = _written(page, typed)
+    written = written_on_page(page, typed)
 
     def hinted(result: Result) -> tuple[Hinted, Drawing | None]:
         one = hint_puzzle(result.puzzle, result.solution, cells, typed, page.picture, result.geometry, result.clues,
@@ -164,9 +164,10 @@ def hint(page: Page, cells: int, progress: Typed, wording: Wording) -> Work[Hint
     return _answered("hint", page, hinted)
 
 
-def _written(page: Page, typed: str | None) -> dict[int, Written]:
+def written_on_page(page: Page, typed: str | None = None) -> dict[int, Written]:
     """With nothing typed, the written cells of every grid of the page's picture read together, by its
-    Result's id: one hand wrote them all (answers.read_page, answers.in_one_hand); else none."""
+    Result's id: one hand wrote them all (answers.read_page, answers.in_one_hand); else none.  What
+    check and hint judge each puzzle by (bench/check.py too)."""
     if typed is not None or page.picture is None:
         return {}
     results = [r for r in (o.unique().result for o in page.outcomes) if r is not None and r.geometry is not None]
