@@ -514,14 +514,10 @@ def _turned_again(way: _Ways, name: str, opts: VisionOptions, upright: Reached, 
     (TURNED_RETRIES); else the way round whose labels the second model reads as clues for the most
     cages, when TURN_CLUED more than it did upright (a theme's labels the first model hardly reads either
     way round), is taken when it reads as a puzzle.  [] when none."""
-    def again(k: int, tries: list[Reached], retries: tuple[tuple[bool | str, str], ...]
-              ) -> list[tuple[int, Reading, Reached]]:
-        retried = _retried(way, k, name, opts, tries, retries, tries[0].drawn)
-        return [] if retried is None else [(k, *retried)]
-
     k, turned = max(tried, key=lambda kt: _clued(kt[1]))
     if _clued(turned) >= _clued(upright) + TURN_CLUED:
-        return again(k, [turned], TURNED_RETRIES)
+        retried = _retried(way, k, name, opts, [turned], TURNED_RETRIES, turned.drawn)
+        return [] if retried is None else [(k, *retried)]
     if len(upright_tries) < 2:  # the second model did not read it upright
         return []
     if _clued(upright_tries[1]) + TURN_CLUED > 1.0:  # no way round can read as clues for that many more
