@@ -213,7 +213,8 @@ def judge(puzzle: Puzzle, solution: Grid, typed: str | None, picture: np.ndarray
     digit there is one possibility of several) is not judged.  With the labels'
     readings (`clues`; `freed`: the anchors of those read in part without them),
     nor is an answer in a cell where the answers, weighed with the labels, make
-    another grid likelier (_doubted).  An answer in a cell of `undetermined`
+    another grid likelier (_doubted), nor one read as another digit where its
+    label was read with more digits than its clue (_under_own_label).  An answer in a cell of `undetermined`
     that no reading of the labels allows is wrong all the same (_ruled_out).
     `written`: the picture's cells as read_page read them with the page's other
     puzzles (the same hand's); else read here, this puzzle's alone."""
@@ -231,6 +232,12 @@ def judge(puzzle: Puzzle, solution: Grid, typed: str | None, picture: np.ndarray
         answers = tuple(tuple(ruled.get((r, c), d) for c, d in enumerate(row)) for r, row in enumerate(answers))
         unsure = tuple(c for c in unsure if c not in ruled)
     doubted = _doubted(puzzle.size, solution, answers, clues, freed) - undetermined
+    crossed = (_under_own_label(puzzle, solution, answers, clues) if typed is None else frozenset()
+               ) - undetermined - doubted
+    if crossed:  # the label there read otherwise: its ink and the answer's may be mixed up, never wrong
+        answers = tuple(tuple(BLANK if (r, c) in crossed else d for c, d in enumerate(row))
+                        for r, row in enumerate(answers))
+        unsure = tuple(sorted(set(unsure) | crossed))
     kept, unsure, left = _left_open(answers, unsure, (undetermined - ruled.keys()) | doubted)
     return Judged(check_answers(puzzle, solution, kept), unsure, pencil, left, tuple(sorted(doubted)),
                   tuple(sorted(ruled)))
@@ -315,6 +322,21 @@ def _doubted(n: int, solution: Grid, answers: Grid, clues: tuple[ClueReading, ..
         return against_answers(n, clues, solution, written, price, DOUBT_TIME, freed)
     except SolverTimeout:
         return frozenset(cell for cell, d in written.items() if d != solution[cell[0]][cell[1]])
+
+
+def _under_own_label(puzzle: Puzzle, solution: Grid, answers: Grid, clues: tuple[ClueReading, ...]
+                     ) -> frozenset[Cell]:
+    """The cells read as holding another digit than the solution's that are the place of a label whose
+    reader read more digits than the clue taken for it has ('99' for a single cell's '9'): it took ink
+    that is no label's for the label's, an answer written beside it, whose reading then lacks that ink
+    (a 9 whose loop went to the label, its tail read 1): no ground to call it wrong.  A label read with
+    fewer digits (hidden under an answer: '1+' for '10+') took none of the answer's: those cells are
+    judged as read (on bench/check.py's working seeds 600..679 four wrong answers were caught there).
+    None without the labels' readings; a label the user gave (--label) is not read."""
+    used = {min(cage.cells): cage for cage in puzzle.cages}
+    longer = {min(rd.cells) for rd in clues if rd.source != "given" and min(rd.cells) in used
+              and sum(ch.isdigit() for ch in rd.text) > len(str(used[min(rd.cells)].target))}
+    return frozenset((r, c) for r, c in longer if answers[r][c] not in (BLANK, solution[r][c]))
 
 
 def _priced(n: int, answers: Grid) -> tuple[dict[Cell, int], float]:

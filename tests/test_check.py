@@ -724,3 +724,29 @@ def test_a_misreading_the_page_repeats_in_the_hands_own_shape_is_not_judged(monk
     assert out[0].answers[1] == (1, 5) and out[1].answers[1] == (5, 2)  # the right cells as they were
     if repeated:
         assert (out[1].answers[0][1] == 3) is judged and ((0, 1) in out[1].unsure) is not judged
+
+
+@pytest.mark.parametrize("label, judged", [
+    ("11", False),  # the label read with a digit more than its clue: the answer's ink went to it, not judged
+    ("1", True),  # read as its clue: the answer is wrong
+    ("", True),  # read as nothing (hidden under the answer): it took none of the answer's ink, wrong
+])
+def test_an_answer_beside_a_label_read_with_more_digits_than_its_clue_is_not_judged(label, judged):
+    """answers.judge: a cell read as another digit than the solution's, in the place of a label whose
+    reader read more digits than the clue taken (a 9 written beside a single cell's '9', read '99':
+    the 9's loop went to the label and its tail was read 1), is not judged; typed answers are."""
+    from kkvision.answers import Written, judge
+    from kkvision.puzzle import Cage, Puzzle
+    from kkvision.vision.stages import ClueReading
+
+    solution = ((1, 2, 3), (2, 3, 1), (3, 1, 2))
+    puzzle = Puzzle(3, tuple(Cage("=", d, ((r, c),)) for r, row in enumerate(solution) for c, d in enumerate(row)))
+    clues = tuple(ClueReading(((r, c),), ((label if (r, c) == (0, 0) else str(d), 0.99),))
+                  for r, row in enumerate(solution) for c, d in enumerate(row))
+    written = Written(((2, 2, 3), (2, 3, 1), (3, 1, 2)), (), ())  # A1's 1 read as a 2
+    one = judge(puzzle, solution, None, np.zeros((8, 8), np.uint8), object(), clues=clues,  # type: ignore[arg-type]
+                written=written)
+    assert (one.check.wrong == ((0, 0),)) is judged and ((0, 0) in one.unsure) is not judged
+    assert one.verdict == (ExitCode.ANSWERS_WRONG if judged else ExitCode.ANSWERS_UNSURE)
+    typed = judge(puzzle, solution, "223\n231\n312\n", clues=clues)
+    assert typed.check.wrong == ((0, 0),) and not typed.unsure
