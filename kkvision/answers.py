@@ -326,17 +326,25 @@ def _doubted(n: int, solution: Grid, answers: Grid, clues: tuple[ClueReading, ..
 
 def _under_own_label(puzzle: Puzzle, solution: Grid, answers: Grid, clues: tuple[ClueReading, ...]
                      ) -> frozenset[Cell]:
-    """The cells read as holding another digit than the solution's that are the place of a label whose
-    reader read more digits than the clue taken for it has ('99' for a single cell's '9'): it took ink
-    that is no label's for the label's, an answer written beside it, whose reading then lacks that ink
-    (a 9 whose loop went to the label, its tail read 1): no ground to call it wrong.  A label read with
-    fewer digits (hidden under an answer: '1+' for '10+') took none of the answer's: those cells are
-    judged as read (on bench/check.py's working seeds 600..679 four wrong answers were caught there).
+    """The cells read as holding another digit than the solution's that are the place of a label read
+    as the digits of the clue taken for it and more (_more_digits: '99' for a single cell's '9'): its
+    reader took ink that is no label's for the label's, an answer written beside it, whose reading then
+    lacks that ink (a 9 whose loop went to the label, its tail read 1): no ground to call it wrong.  A
+    label read with fewer digits (hidden under an answer: '1+' for '10+') or as another ('25+' where the
+    grid's cage is one cell: a border missed) took none of the answer's: those cells are judged as read
+    (on bench/check.py's working seeds 600..679, four wrong answers were caught there, and one typed).
     None without the labels' readings; a label the user gave (--label) is not read."""
-    used = {min(cage.cells): cage for cage in puzzle.cages}
+    used = {min(cage.cells): str(cage.target) for cage in puzzle.cages}
     longer = {min(rd.cells) for rd in clues if rd.source != "given" and min(rd.cells) in used
-              and sum(ch.isdigit() for ch in rd.text) > len(str(used[min(rd.cells)].target))}
+              and _more_digits(rd.text, used[min(rd.cells)])}
     return frozenset((r, c) for r, c in longer if answers[r][c] not in (BLANK, solution[r][c]))
+
+
+def _more_digits(text: str, number: str) -> bool:
+    """Does a label read as `text` hold the digits of the clue's `number` and more besides ('99' for 9,
+    '12' for 1; not '25+' for 7: that label was read as another, not with an answer's digit added)?"""
+    read = "".join(ch for ch in text if ch.isdigit())
+    return len(read) > len(number) and number in read
 
 
 def _priced(n: int, answers: Grid) -> tuple[dict[Cell, int], float]:

@@ -730,6 +730,7 @@ def test_a_misreading_the_page_repeats_in_the_hands_own_shape_is_not_judged(monk
     ("11", False),  # the label read with a digit more than its clue: the answer's ink went to it, not judged
     ("1", True),  # read as its clue: the answer is wrong
     ("", True),  # read as nothing (hidden under the answer): it took none of the answer's ink, wrong
+    ("25+", True),  # read as another clue (its cage's border missed), not as 1 with a digit added: wrong
 ])
 def test_an_answer_beside_a_label_read_with_more_digits_than_its_clue_is_not_judged(label, judged):
     """answers.judge: a cell read as another digit than the solution's, in the place of a label whose
