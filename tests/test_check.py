@@ -751,3 +751,28 @@ def test_an_answer_beside_a_label_read_with_more_digits_than_its_clue_is_not_jud
     assert one.verdict == (ExitCode.ANSWERS_WRONG if judged else ExitCode.ANSWERS_UNSURE)
     typed = judge(puzzle, solution, "223\n231\n312\n", clues=clues)
     assert typed.check.wrong == ((0, 0),) and not typed.unsure
+
+
+@pytest.mark.parametrize("p_right,framed_as,judged", [
+    (0.75, "other", "unsure"),  # right only on the odds an answer is right (0.94), framed as another digit
+    (0.75, "right", "right"),  # ... framed as the right digit: right
+    (0.95, "other", "right"),  # sure as read: the framed reader is not asked
+])
+def test_a_right_answer_sure_only_on_the_odds_is_not_judged_when_the_framed_reader_sees_another_digit(
+        filled, monkeypatch, p_right, framed_as, judged):
+    """A cell read 0.75 as its right digit and 0.25 as another (a wrong 5 with a closed foot read 6 at 0.69,
+    5 at 0.28) is SURE of the right digit only on the odds that a written answer is right
+    (answers.ANSWERED); the framed-answer reader is asked too, and where every framing reads the other digit
+    likeliest the cell is not judged.  Never wrong."""
+    def reading(right):
+        out = np.zeros(11, np.float32)
+        out[right], out[_others(right)[0]] = p_right, 1.0 - p_right
+        return out
+
+    def framing(right):
+        return _framed(right if framed_as == "right" else _others(right)[0], 0.83)
+
+    written, _ = _read_cell_as(monkeypatch, filled, reading, lambda right: [reading(right)], framing)
+    right = filled[1][2][3]
+    assert ((2, 3) in written.unsure) == (judged == "unsure")
+    assert written.answers[2][3] == (right if judged == "right" else 0)
