@@ -23,7 +23,8 @@ kkvision.pipeline.read_source as a user's file (PNG or JPEG), and scores:
 Then, per theme split, how each solved KenKen was answered (the notes its answer carries): by the
 first reading, or by a retry of vision/read.py's ladder (read.UPRIGHT_RETRIES: the second label
 model, both models together, both from moved crops; read.TURNS: the square turned, itself maybe
-retried so): what each retry wins, and the WRONG answers each gave.
+retried so; read.BOTH_WAYS: every reading refused, the labels under written answers read both with
+the writing taken out and as it is): what each retry wins, and the WRONG answers each gave.
 Scenes run in a process pool of --jobs workers, each with OpenCV on one thread.
 --label-model PATH reads the labels with another model file (one just trained)
 in place of the shipped models/labels.onnx; --second-label-model PATH likewise
@@ -53,7 +54,7 @@ from devtools.scenes import FAMILIES, LOCKED_SEED, Scene, scene  # noqa: E402
 from kkvision.errors import KkvisionError  # noqa: E402
 from kkvision.pipeline import Options, Outcome, read_source  # noqa: E402
 from kkvision.sources import of_bytes  # noqa: E402
-from kkvision.vision.read import UPRIGHT_RETRIES  # noqa: E402
+from kkvision.vision.read import BOTH_WAYS, UPRIGHT_RETRIES  # noqa: E402
 
 
 @dataclass
@@ -187,12 +188,15 @@ def score_scene(sc: Scene, keep: bool, group: str | None = None) -> Score:
 # each retry's note on an answer it gave (vision/read.py), and its name in the report
 RETRY_NOTES = tuple(zip(("second label model", "both models", "both, moved crops"), (n for _, n in UPRIGHT_RETRIES)))
 TURNED_NOTE = "the puzzle is on its side in the picture"
+BOTH_WAYS_NAME = "labels under answers read both ways"
 WAYS = ("first reading",) + tuple(name for name, _ in RETRY_NOTES) + ("turned",) + tuple(
-    f"turned, {name}" for name, _ in RETRY_NOTES)
+    f"turned, {name}" for name, _ in RETRY_NOTES) + (BOTH_WAYS_NAME,)
 
 
 def answered_by(notes: tuple[str, ...]) -> str:
     """Which reading of vision/read.py's ladder gave an answer, from the notes it carries (WAYS)."""
+    if BOTH_WAYS in notes:
+        return BOTH_WAYS_NAME
     retry = next((name for name, note in RETRY_NOTES if note in notes), None)
     if any(n.startswith(TURNED_NOTE) for n in notes):
         return f"turned, {retry}" if retry else "turned"

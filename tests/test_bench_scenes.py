@@ -9,7 +9,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))  # as the
 
 import scenes  # noqa: E402  (bench/scenes.py)
 
-from kkvision.vision.read import UPRIGHT_RETRIES  # noqa: E402
+from kkvision.vision.read import BOTH_WAYS, UPRIGHT_RETRIES  # noqa: E402
 
 
 def test_each_answer_is_put_down_to_the_reading_that_gave_it():
@@ -22,7 +22,8 @@ def test_each_answer_is_put_down_to_the_reading_that_gave_it():
     assert scenes.answered_by((moved,)) == "both, moved crops"
     assert scenes.answered_by((turned,)) == "turned"
     assert scenes.answered_by((turned, second)) == "turned, second label model"
-    assert set(map(scenes.answered_by, ((), (second,), (turned, moved)))) <= set(scenes.WAYS)
+    assert scenes.answered_by((BOTH_WAYS, "labels not read, solved without them: C3")) == scenes.BOTH_WAYS_NAME
+    assert set(map(scenes.answered_by, ((), (second,), (turned, moved), (BOTH_WAYS,)))) <= set(scenes.WAYS)
 
 
 def test_the_tally_is_per_split_with_the_wrong_answers_apart():

@@ -408,3 +408,56 @@ def test_written_in_a_lattice_is_the_answers_ink_not_its_lines():
     lines &= digits_ink == 0  # a line's pixels no digit touches
     assert mask[digits_ink > 0].mean() > 0.9
     assert mask[lines].mean() < 0.1
+
+
+@pytest.mark.parametrize("hidden, both_answers, expect", [
+    ({(0, 1)}, True, "both"),  # neither reading answers, a label under an answer: read both ways at once
+    ({(0, 1)}, False, "in part"),  # ... that refused too: check's reading in part, as before
+    (set(), True, "in part"),  # no label under an answer: nothing to read both ways
+])
+def test_a_grid_neither_reading_answers_is_read_with_the_labels_under_answers_read_both_ways(
+        monkeypatch, hidden, both_answers, expect):
+    """read._read_grid: when the grid with the writing taken out and as it is are both refused, it is read
+    once more upright with the labels under written answers read both ways (read._read_both), and that
+    answer is taken with a note saying so; else check's reading in part of the refused one."""
+    from dataclasses import dataclass
+
+    from kkvision.errors import ClueUnreadable
+    from kkvision.vision import read
+    from kkvision.vision.stages import Reached, VisionOptions
+
+    @dataclass(frozen=True)
+    class Answer:
+        name: str
+        notes: tuple[str, ...] = ()
+
+    _written_in(monkeypatch, read, 2)
+    monkeypatch.setattr(read, "under_answers", lambda geom, found: frozenset(hidden))
+
+    def read_turns(way, name, opts):
+        in_part = (lambda: Answer("in part")) if way.cleaned else None
+        return read.Attempt(Reached(), ClueUnreadable("refused"), in_part)
+
+    def read_once(way, k, name, opts, second_model=False, drawn=None, both=False):
+        assert both and k == 0 and way.cleaned
+        return read.Attempt(Reached(), Answer("both") if both_answers else ClueUnreadable("refused both"))
+
+    monkeypatch.setattr(read, "_read_turns", read_turns)
+    monkeypatch.setattr(read, "_read_once", read_once)
+    sq, geom = _square(), _geometry()
+    got = read._read_grid(sq, geom, sq, "x", VisionOptions(in_part=True)).outcome
+    assert got.name == expect
+    assert (got.notes[:1] == (read.BOTH_WAYS,)) is (expect == "both")
+
+
+def test_labels_under_answers_are_read_both_with_the_writing_out_and_as_it_is():
+    """read._read_both: a hidden cell's texts are the mean of its two readings; the other cells' as read
+    with the writing taken out."""
+    from kkvision.vision.read import _read_both
+    from kkvision.vision.stages import LabelReading
+
+    cleaned = {(0, 0): LabelReading((("36x", 0.9), ("30x", 0.1))), (0, 1): LabelReading((("7", 1.0),))}
+    as_is = {(0, 0): LabelReading((("30x", 0.7), ("3x", 0.3))), (0, 1): LabelReading((("1", 1.0),))}
+    both = _read_both(cleaned, as_is, frozenset({(0, 0)}))
+    assert dict(both[(0, 0)].texts) == pytest.approx({"36x": 0.45, "30x": 0.4, "3x": 0.15})
+    assert both[(0, 1)] == cleaned[(0, 1)]

@@ -47,6 +47,7 @@ from .cages import FILL_EVERY, darkness, find_cages
 from .clues import clue_for, given_labels, read_cells, read_clues
 from .contents import clean, find_contents, under_answers, unlabelled
 from .grid import NO_GRID, searches
+from .labels import mixture
 from .readers import BOTH, MOVED, reader
 from .reading import resolve, resolve_in_part, unclued, under_answers_read
 from .stages import (
@@ -105,6 +106,9 @@ TURNS = (1, 2, 3)  # quarter turns of the square tried when the labels cannot be
 TURN_WHEN = (ClueUnreadable, Unsolvable, UncertainReading, Ambiguous, LabelNotACage)
 # the labels' refusals after which check reads a grid in part (_in_part): its labels hidden under answers free
 IN_PART_WHEN = (ClueUnreadable, Unsolvable, UncertainReading, Ambiguous)
+# the note of a grid read so (_read_both_ways)
+BOTH_WAYS = ("the labels under written answers were read both with the answers taken out and as they are"
+             " (neither alone could read them as a puzzle)")
 TURN_CLUED = 0.5  # a way round that no label model reads as a puzzle is read by the second one when its labels
                  # read as clues for this many more of its cages than upright (a side's labels read as nothing)
 
@@ -400,8 +404,8 @@ def _read_grid(image: np.ndarray, geom: GridGeometry, square: np.ndarray, name: 
         if not way.cleaned or not _lost_label(attempt.outcome):
             break  # read as it is, or with the writing out and every label as read: no need of the other
     attempt = _taken(ways, refused, answered, name)
-    if isinstance(attempt.outcome, KkvisionError):
-        attempt = _taken_in_part(refused, name, opts.time_limit) or attempt
+    if isinstance(attempt.outcome, KkvisionError) and True in refused:
+        attempt = _read_both_ways(cleaned, name, opts) or _taken_in_part(refused, name, opts.time_limit) or attempt
     if opts.debug_dir is not None:
         from .debug import write_stages
 
@@ -425,6 +429,21 @@ def _taken(ways: list[_Ways], refused: dict[bool, Attempt], answered: list[tuple
     if way is not ways[0]:
         log.info("%s: read %s", name, "with the writing taken out" if way.cleaned else "as it is")
     return Attempt(reached, reading)
+
+
+def _read_both_ways(cleaned: _Ways, name: str, opts: VisionOptions) -> Attempt | None:
+    """A grid that neither reading answers, read once more upright with the writing taken out and the
+    labels under written answers read both with it out and as it is (_read_both); None when that is
+    refused too, or no label is under an answer."""
+    geom, _, contents = cleaned(0)
+    if not under_answers(geom, contents):
+        return None
+    with time_budget(opts.time_limit):
+        attempt = _read_once(cleaned, 0, name, opts, both=True)
+    if isinstance(attempt.outcome, KkvisionError):
+        return None
+    log.info("%s: read with the labels under written answers read both with the writing out and as it is", name)
+    return Attempt(attempt.reached, replace(attempt.outcome, notes=(BOTH_WAYS,) + attempt.outcome.notes))
 
 
 def _taken_in_part(refused: dict[bool, Attempt], name: str, time_limit: float) -> Attempt | None:
@@ -540,7 +559,7 @@ def _clued(reached: Reached) -> float:
 
 
 def _read_once(way: _Ways, k: int, name: str, opts: VisionOptions, second_model: bool | str = False,
-               drawn: CageLayout | None = None) -> Attempt:
+               drawn: CageLayout | None = None, both: bool = False) -> Attempt:
     """The grid read k quarters round (its geometry, its square with what is written in its cells taken
     out, and that: way(k)): cages (`drawn`: as found already, the same
     way round), labels (by the second label model when `second_model`, by both
@@ -563,6 +582,8 @@ def _read_once(way: _Ways, k: int, name: str, opts: VisionOptions, second_model:
             layout, cells = drawn, read_cells(square, geom, labels)
         reached = replace(reached, drawn=layout)
         hidden = under_answers(geom, contents)  # labels a written answer may hide: read less surely, moving no border
+        if both and hidden:  # ... and read from the square as it is too (_read_both)
+            cells = _read_both(cells, read_cells(way.found(k)[1], geom, labels), hidden)
         layout = agree_with_labels(layout, cells, hidden)
         reached = replace(reached, layout=layout)
         log.info("%s: %d cages", name, len(layout.cages))
@@ -580,6 +601,17 @@ def _read_once(way: _Ways, k: int, name: str, opts: VisionOptions, second_model:
     except KkvisionError as exc:
         return Attempt(reached, exc)
     return Attempt(reached, _reading(geom, layout, clues, res))
+
+
+def _read_both(cleaned: dict[Cell, LabelReading], as_is: dict[Cell, LabelReading], hidden: frozenset[Cell]
+               ) -> dict[Cell, LabelReading]:
+    """The labels as read with the writing taken out, those under written answers (`hidden`) as read both
+    so and from the square as it is (labels.mixture): taking a big answer out takes with it the label's
+    strokes it crossed, or the whole label where it is the answer's digit and touches it (a '3' beside a
+    written 3), and leaves the answer's strokes beside the label ('30x' read '36x'), while as it is the
+    answer's strokes are read as the label's; where the two readings disagree they share the probability,
+    and the reading stage weighs them by which gives a puzzle."""
+    return {cell: mixture([rd], [as_is[cell]])[0] if cell in hidden else rd for cell, rd in cleaned.items()}
 
 
 def _in_part(geom: GridGeometry, layout: CageLayout, clues: tuple[ClueReading, ...], cells: dict[Cell, LabelReading],
