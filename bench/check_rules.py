@@ -12,7 +12,8 @@ give (the cell reader of the cell and of its ink alone, contents.alone_in; the f
 reader's two framings, vision/framed.py), then prints:
   wrong rule   of the cells written wrong, how many each rule calls wrong; of the cells written
                right or holding pencil marks, how many it calls wrong (must be 0): the shipped
-               rule (answers.read_written: the cell reader surely another digit, the framed
+               rule (answers.read_written: the cell reader surely another digit, also with the
+               box nudged (answers._other_every_way), the framed
                reader agreeing, each reader's right digit at most ONE_READER and the two
                together at most JOINT, the ink alone read as an answer: ALONE_ANSWER), its
                neighbours, and the rule before it (the cell
@@ -127,7 +128,8 @@ def called_wrong(c: Cell, one_reader: float, joint: float) -> bool:
     p, right = c.probs, c.right
     return (answers._surely_other(p[1:NOTES], right, c.size, one_reader)
             and answers._both_rule_out(right, int(p[1:NOTES].argmax()) + 1, float(p[right]), c.alone,
-                                       c.framed, one_reader, joint))
+                                       c.framed, one_reader, joint)
+            and answers._other_every_way(right, c.nudged))
 
 
 def called_right(c: Cell, framings_agree: bool = True, together: bool = True) -> bool:

@@ -276,10 +276,11 @@ def test_a_cell_is_wrong_only_when_its_right_digit_is_surely_not_what_was_writte
         assert _surely_other(digits, right, size, NOT_RIGHT) == verdict
 
 
-def _read_cell_as(monkeypatch, filled, centred, nudged, framed_as=None):
-    """read_written of a filled 6x6 whose cell C3 the digit reader reads as `centred(right)` and, with
-    its box nudged (answers._unsteady: asked only for the cells called wrong), as each of
-    `nudged(right)`; the framed-answer reader as `framed_as(right)` (the digits 1..9), or (None) as the cell
+def _read_cell_as(monkeypatch, filled, centred, nudged, framed_as=None, moved=None):
+    """read_written of a filled 6x6 whose cell C3 the digit reader reads as `centred(right)`, when read
+    again (its ink alone) as each of `nudged(right)`, and with its box nudged (digits.NUDGES: asked only
+    for the cells called wrong, answers._other_every_way) as `moved(right)` (None: as `centred`); the
+    framed-answer reader as `framed_as(right)` (the digits 1..9), or (None) as the cell
     reader where that reads another digit likeliest (its likeliest, surely), else not at all (as if it found
     no ink); `framed_as` may give its two framings apart (a (2, 9) reading: the ink alone framed, its whole
     strokes): (the Written, how many crops each nudged reading had)."""
@@ -297,6 +298,9 @@ def _read_cell_as(monkeypatch, filled, centred, nudged, framed_as=None):
         out = real(crops).copy()
         if len(crops) == n * n:  # the centred reading of every cell
             out[2 * n + 3] = centred(right)
+        elif len(crops) == len(digits.NUDGES):  # C3's box nudged every way
+            seen.append(len(crops))
+            out[:] = (moved or centred)(right)
         else:
             seen.append(len(crops))
             out[:] = nudged(right)
@@ -350,8 +354,8 @@ def test_an_answer_is_wrong_when_the_two_readers_together_rule_the_right_digit_o
     """A cell the cell reader reads as another digit (0.6, another 0.3) and the framed-answer reader too is
     wrong when the two readers' probabilities of the right digit, taken as independent evidence, multiply
     to at most answers.JOINT and neither gives it more than answers.ONE_READER (nor the cell reader reading
-    the ink alone); else not judged, never right.  The box is never nudged for it (the framed reader,
-    which sees the ink alone, is the second look)."""
+    the ink alone); else not judged, never right.  The box is nudged only for a cell so called, to see that
+    it still reads as other digits (answers._other_every_way)."""
     def reading(right, p_right=first_right):
         out = _probs(right, **{f"d{d}": p for d, p in zip(_others(right), (0.6, 0.3))})
         out[right] = p_right
@@ -362,7 +366,10 @@ def test_an_answer_is_wrong_when_the_two_readers_together_rule_the_right_digit_o
                                   lambda right: _framed_seeing(right, framed_right, _others(right)[0],
                                                                0.95 - framed_right))
     right = filled[1][2][3]
-    assert set(seen) <= {1}  # at most a reading of the cell's ink alone (read again), never of nudged boxes
+    from kkvision.vision.digits import NUDGES
+
+    assert set(seen) <= {1, len(NUDGES)}  # its ink alone read again; nudged boxes only for a cell called wrong
+    assert (len(NUDGES) in seen) is (first_right <= 0.05)  # ... by the cell reader (answers.ONE_READER)
     assert ((2, 3) in written.unsure) == (judged == "unsure")
     assert written.answers[2][3] == (_others(right)[0] if judged == "wrong" else 0)
 
@@ -776,3 +783,28 @@ def test_a_right_answer_sure_only_on_the_odds_is_not_judged_when_the_framed_read
     right = filled[1][2][3]
     assert ((2, 3) in written.unsure) == (judged == "unsure")
     assert written.answers[2][3] == (right if judged == "right" else 0)
+
+
+@pytest.mark.parametrize("moved_notes, judged", [
+    (0.29, "unsure"),  # read notes 0.29 with its box nudged: not surely another digit every way
+    (0.05, "wrong"),  # another digit however it is looked at: wrong
+])
+def test_a_cell_called_wrong_must_read_as_another_digit_with_its_box_nudged_too(filled, monkeypatch,
+                                                                                moved_notes, judged):
+    """answers._other_every_way: pencil candidates stacked touching ('2' over '5' beside a '4', in a right 4's
+    cell) were read 3 at 0.94 as read and by the framed-answer reader, and notes 0.29 with the box nudged
+    (digits.NUDGES): a cell called wrong must read other digits WRONG_SURE together every way; else not
+    judged, never wrong."""
+    from kkvision.vision.digits import NOTES
+
+    def reading(right):
+        return _probs(right, **{f"d{_others(right)[0]}": 0.94})
+
+    def moved(right):
+        return _probs(right, **{f"d{_others(right)[0]}": 0.9 - moved_notes, f"d{NOTES}": moved_notes})
+
+    written, _ = _read_cell_as(monkeypatch, filled, reading, lambda right: [reading(right)],
+                               lambda right: _framed_seeing(right, 0.001, _others(right)[0]), moved)
+    right = filled[1][2][3]
+    assert ((2, 3) in written.unsure) == (judged == "unsure")
+    assert written.answers[2][3] == (_others(right)[0] if judged == "wrong" else 0)
