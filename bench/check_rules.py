@@ -134,7 +134,8 @@ def called_wrong(c: Cell, one_reader: float, joint: float) -> bool:
 
 def called_right(c: Cell, framings_agree: bool = True, together: bool = True) -> bool:
     """Is the cell called right by the shipped rule (answers.read_written: the cell reader SURE of the right
-    digit, given the grid's digits and answers.ANSWERED; else, not called wrong nor ruled out by the cell
+    digit, given the grid's digits and answers.ANSWERED, the framed reader not reading another digit
+    in every framing where it is SURE only so; else, not called wrong nor ruled out by the cell
     reader alone, its reading of the ink alone SURE, the framed reader SURE (answers._framed_right), or
     the two readers together (answers._together_right))?  Without `framings_agree` one framing SURE given
     the grid's digits is enough (the rule before); without `together`, no joint reading."""
@@ -142,9 +143,10 @@ def called_right(c: Cell, framings_agree: bool = True, together: bool = True) ->
     from kkvision.vision.digits import NOTES, SURE
 
     p, right, n = c.probs, c.right, c.size
-    first = answers._right_given(answers._in_grid(p, n, NOTES), n, right)
-    if first >= SURE:
-        return True
+    held = answers._in_grid(p, n, NOTES)
+    first = answers._right_given(held, n, right)
+    if first >= SURE:  # ... unless sure only on the odds, every framing reading another digit (_framed_other)
+        return not (held[right] < SURE and answers._framed_other(c.framed, n, right))
     if answers._surely_other(p[1:NOTES], right, n, answers.ONE_READER) and (
             called_wrong(c, answers.ONE_READER, answers.JOINT) or float(p[right]) <= answers.NOT_RIGHT):
         return False
