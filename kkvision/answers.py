@@ -234,10 +234,8 @@ def judge(puzzle: Puzzle, solution: Grid, typed: str | None, picture: np.ndarray
     doubted = _doubted(puzzle.size, solution, answers, clues, freed) - undetermined
     crossed = (_under_own_label(puzzle, solution, answers, clues) if typed is None else frozenset()
                ) - undetermined - doubted
-    if crossed:  # the label there read otherwise: its ink and the answer's may be mixed up, never wrong
-        answers = tuple(tuple(BLANK if (r, c) in crossed else d for c, d in enumerate(row))
-                        for r, row in enumerate(answers))
-        unsure = tuple(sorted(set(unsure) | crossed))
+    # a label read with an answer's digit added: its ink and the answer's mixed up, never wrong
+    answers, unsure = _not_judged(answers, unsure, crossed)
     kept, unsure, left = _left_open(answers, unsure, (undetermined - ruled.keys()) | doubted)
     return Judged(check_answers(puzzle, solution, kept), unsure, pencil, left, tuple(sorted(doubted)),
                   tuple(sorted(ruled)))
@@ -335,8 +333,8 @@ def _under_own_label(puzzle: Puzzle, solution: Grid, answers: Grid, clues: tuple
     (on bench/check.py's working seeds 600..679, four wrong answers were caught there, and one typed).
     None without the labels' readings; a label the user gave (--label) is not read."""
     used = {min(cage.cells): str(cage.target) for cage in puzzle.cages}
-    longer = {min(rd.cells) for rd in clues if rd.source != "given" and min(rd.cells) in used
-              and _more_digits(rd.text, used[min(rd.cells)])}
+    longer = {anchor for rd in clues if rd.source != "given" and (anchor := min(rd.cells)) in used
+              and _more_digits(rd.text, used[anchor])}
     return frozenset((r, c) for r, c in longer if answers[r][c] not in (BLANK, solution[r][c]))
 
 
@@ -353,6 +351,15 @@ def _priced(n: int, answers: Grid) -> tuple[dict[Cell, int], float]:
     of the n - 1 others (_doubted, _ruled_out)."""
     written = {(r, c): d for r, row in enumerate(answers) for c, d in enumerate(row) if d != BLANK}
     return written, math.log((n - 1) * WRITTEN_RIGHT / (1 - WRITTEN_RIGHT))
+
+
+def _not_judged(answers: Grid, unsure: tuple[Cell, ...], cells: set[Cell] | frozenset[Cell]
+                ) -> tuple[Grid, tuple[Cell, ...]]:
+    """The answers with those in `cells` taken out (0), and `unsure` with those cells named too."""
+    if not cells:
+        return answers, unsure
+    return (tuple(tuple(BLANK if (r, c) in cells else d for c, d in enumerate(row)) for r, row in enumerate(answers)),
+            tuple(sorted(set(unsure) | set(cells))))
 
 
 def _left_open(answers: Grid, unsure: tuple[Cell, ...], undetermined: frozenset[Cell]
@@ -460,9 +467,8 @@ def read_written(picture: np.ndarray, geometry: GridGeometry, solution: Grid | N
             if q[solution[r][c]] < SURE:  # sure only on the odds that an answer is right: asked again below
                 confirm.append((r, c))
         elif solution is not None and _surely_other(p[1:NOTES], solution[r][c], n, ONE_READER):
-            others = p[1:n + 1].copy()
-            others[solution[r][c] - 1] = 0.0
-            grid[r][c] = int(others.argmax()) + 1  # surely not the right digit: the likeliest of the others
+            # surely not the right digit: the likeliest of the grid's others
+            grid[r][c] = int(_other_digits(p[1:n + 1], solution[r][c]).argmax()) + 1
             called.append(((r, c), int(p[1:NOTES].argmax()) + 1, float(p[solution[r][c]])))
         elif solution is not None:
             again.append((r, c))  # neither surely right nor surely wrong: read again below
@@ -546,9 +552,7 @@ def in_one_hand(picture: np.ndarray, read: list[tuple[GridGeometry, Grid, Writte
     out = []
     for (_, solution, written), cells, found in zip(read, doubted, crops):
         like = {(r, c) for r, c in cells if _hands_own(found[r, c], solution[r][c], hand)}
-        answers = tuple(tuple(BLANK if (r, c) in like else d for c, d in enumerate(row))
-                        for r, row in enumerate(written.answers))
-        out.append(Written(answers, tuple(sorted(set(written.unsure) | like)), written.pencil, written.likeliest)
+        out.append(Written(*_not_judged(written.answers, written.unsure, like), written.pencil, written.likeliest)
                    if like else written)
     return out
 
@@ -606,12 +610,7 @@ def _other_every_way(right: int, moved: np.ndarray) -> bool:
     bench/check_rules.py's cells (seeds 100..259 and 600..679) no wrong answer called (415) failed this."""
     from .vision.digits import NOTES
 
-    def others(q: np.ndarray) -> float:
-        digits = np.asarray(q[1:NOTES], dtype=float).copy()
-        digits[right - 1] = 0.0
-        return float(digits.sum())
-
-    return all(others(q) >= WRONG_SURE for q in moved)
+    return all(float(_other_digits(q[1:NOTES], right).sum()) >= WRONG_SURE for q in moved)
 
 
 def _second_look_right(first: float, alone: np.ndarray, framings: np.ndarray, size: int, right: int) -> bool:
@@ -712,10 +711,16 @@ def _surely_other(digit_probs: np.ndarray, right: int, size: int, not_right: flo
     ONE_READER, weighed with the framed-answer reader), the other digits (any of them) at least
     WRONG_SURE together, and the two likeliest of the grid's digits 1..size CONCENTRATED (other
     bounds: bench/check_rules.py weighs the rule's neighbours)."""
-    others = np.asarray(digit_probs, dtype=float).copy()
-    others[right - 1] = 0.0
+    others = _other_digits(digit_probs, right)
     return bool(digit_probs[right - 1] <= not_right and float(others.sum()) >= wrong_sure
                 and float(np.sort(others[:size])[-2:].sum()) >= concentrated)
+
+
+def _other_digits(digit_probs: np.ndarray, right: int) -> np.ndarray:
+    """A reader's probabilities of the digits 1..k (index 0: the digit 1) with the `right` one's set to 0."""
+    others = np.asarray(digit_probs, dtype=float).copy()
+    others[right - 1] = 0.0
+    return others
 
 
 def written_answers(picture: np.ndarray, geometry: GridGeometry) -> tuple[Grid, tuple[Cell, ...]]:
