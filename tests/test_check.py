@@ -399,6 +399,31 @@ def test_a_cell_whose_ink_alone_reads_as_no_answer_is_never_called_wrong(filled,
     assert written.answers[2][3] == (_others(right)[0] if judged == "wrong" else 0)
 
 
+@pytest.mark.parametrize("alone_reads, judged", [("same", "wrong"), ("another", "unsure")])
+def test_a_cell_whose_ink_alone_reads_as_another_digit_than_the_cell_is_never_called_wrong(
+        filled, monkeypatch, alone_reads, judged):
+    """A right 8 whose loop was under its label '336x': the cell reader read the cell 7 (the label's '6'
+    and the stroke below it), its ink alone 1, the framed reader 1 and 7.  All rule the 8 out, but which
+    ink is the answer's is in doubt: a cell called wrong must read as the same digit alone as it is read
+    with its label (answers._both_rule_out); else not judged, never wrong."""
+    from kkvision.vision.digits import NOTES
+
+    def reading(right):
+        return _probs(right, **{f"d{_others(right)[0]}": 0.94})
+
+    def alone(right):
+        digit = _others(right)[0 if alone_reads == "same" else 1]
+        out = _probs(right, **{f"d{digit}": 0.94})
+        out[NOTES] = 0.0
+        return [out]
+
+    written, _ = _read_cell_as(monkeypatch, filled, reading, alone,
+                               lambda right: np.stack([_framed_seeing(right, 0.001, d) for d in _others(right)]))
+    right = filled[1][2][3]
+    assert ((2, 3) in written.unsure) == (judged == "unsure")
+    assert written.answers[2][3] == (_others(right)[0] if judged == "wrong" else 0)
+
+
 def test_a_digit_the_grid_cannot_hold_is_still_wrong(filled, monkeypatch):
     """A 9 read where a 6x6's right digit is written, by both readers: surely not the right digit, so
     wrong (shown as the likeliest digit the grid holds); the likeliest digit the framed-answer reader must
@@ -763,6 +788,7 @@ def test_an_answer_beside_a_label_read_with_more_digits_than_its_clue_is_not_jud
 @pytest.mark.parametrize("p_right,framed_as,judged", [
     (0.75, "other", "unsure"),  # right only on the odds an answer is right (0.94), framed as another digit
     (0.75, "right", "right"),  # ... framed as the right digit: right
+    (0.75, "two others", "right"),  # ... framed as two different other digits: the ink in doubt, not a digit
     (0.95, "other", "right"),  # sure as read: the framed reader is not asked
 ])
 def test_a_right_answer_sure_only_on_the_odds_is_not_judged_when_the_framed_reader_sees_another_digit(
@@ -770,13 +796,17 @@ def test_a_right_answer_sure_only_on_the_odds_is_not_judged_when_the_framed_read
     """A cell read 0.75 as its right digit and 0.25 as another (a wrong 5 with a closed foot read 6 at 0.69,
     5 at 0.28) is SURE of the right digit only on the odds that a written answer is right
     (answers.ANSWERED); the framed-answer reader is asked too, and where every framing reads the other digit
-    likeliest the cell is not judged.  Never wrong."""
+    likeliest the cell is not judged; where its framings read two different other digits (a right 9
+    whose loop was lost under its label, read 7 alone and 4 with its strokes), the answer's ink is in
+    doubt, not the digit, and it is right.  Never wrong."""
     def reading(right):
         out = np.zeros(11, np.float32)
         out[right], out[_others(right)[0]] = p_right, 1.0 - p_right
         return out
 
     def framing(right):
+        if framed_as == "two others":
+            return np.stack([_framed(d, 0.83) for d in _others(right)])
         return _framed(right if framed_as == "right" else _others(right)[0], 0.83)
 
     written, _ = _read_cell_as(monkeypatch, filled, reading, lambda right: [reading(right)], framing)
@@ -785,23 +815,26 @@ def test_a_right_answer_sure_only_on_the_odds_is_not_judged_when_the_framed_read
     assert written.answers[2][3] == (right if judged == "right" else 0)
 
 
-@pytest.mark.parametrize("moved_notes, judged", [
-    (0.29, "unsure"),  # read notes 0.29 with its box nudged: not surely another digit every way
-    (0.05, "wrong"),  # another digit however it is looked at: wrong
+@pytest.mark.parametrize("moved_notes, moved_nothing, judged", [
+    (0.29, 0.0, "unsure"),  # read notes 0.29 with its box nudged: not surely another digit every way
+    (0.05, 0.0, "wrong"),  # another digit however it is looked at: wrong
+    (0.01, 0.15, "wrong"),  # nothing 0.15 with a box nudged off part of it: no digit, not the right one
 ])
 def test_a_cell_called_wrong_must_read_as_another_digit_with_its_box_nudged_too(filled, monkeypatch,
-                                                                                moved_notes, judged):
+                                                                                moved_notes, moved_nothing, judged):
     """answers._other_every_way: pencil candidates stacked touching ('2' over '5' beside a '4', in a right 4's
     cell) were read 3 at 0.94 as read and by the framed-answer reader, and notes 0.29 with the box nudged
-    (digits.NUDGES): a cell called wrong must read other digits WRONG_SURE together every way; else not
-    judged, never wrong."""
+    (digits.NUDGES): a cell called wrong must read neither its right digit nor notes WRONG_SURE together
+    every way; else not judged, never wrong.  Nothing read where a nudged box leaves part of the answer out
+    speaks for no digit: a wrong 2 read nothing 0.15 so is still wrong."""
     from kkvision.vision.digits import NOTES
 
     def reading(right):
         return _probs(right, **{f"d{_others(right)[0]}": 0.94})
 
     def moved(right):
-        return _probs(right, **{f"d{_others(right)[0]}": 0.9 - moved_notes, f"d{NOTES}": moved_notes})
+        return _probs(right, **{f"d{_others(right)[0]}": 0.9 - moved_notes - moved_nothing,
+                                f"d{NOTES}": moved_notes, "d0": moved_nothing})
 
     written, _ = _read_cell_as(monkeypatch, filled, reading, lambda right: [reading(right)],
                                lambda right: _framed_seeing(right, 0.001, _others(right)[0]), moved)
