@@ -15,7 +15,8 @@ reader's two framings, vision/framed.py), then prints:
                rule (answers.read_written: the cell reader surely another digit, also with the
                box nudged (answers._other_every_way), the framed
                reader agreeing, each reader's right digit at most ONE_READER and the two
-               together at most JOINT, the ink alone read as an answer: ALONE_ANSWER), its
+               together at most JOINT, the ink alone read as an answer, ALONE_ANSWER, and as
+               the same digit), its
                neighbours, and the rule before it (the cell
                reader's right digit at most NOT_RIGHT, the framed reader's under FRAMED_DOUBT,
                the likeliest digit steady with the box nudged, digits.NUDGES)
