@@ -681,6 +681,24 @@ def test_a_grid_of_cage_borders_only_under_big_answers_is_a_grid_on_the_second_l
     assert verdict is not None and verdict.size == 4
 
 
+def test_a_lattice_the_answers_inked_in_a_grid_of_cage_borders_only_is_looked_at_as_a_frame_alone():
+    """Big answers' strokes across a grid drawn with cage borders only may ink the lines of another lattice
+    (a 3x3 across a 7x7 on a hand-big page): judged again as that lattice, with its cells' ink out, it is
+    no grid.  Its frame standing out (lattice.framed), it is then looked at as a frame alone (a GUESS_SIZE
+    lattice's cells' ink out first, then its own): the grid it is.  A frame that does not stand out is
+    not looked at so."""
+    import kkvision.vision.grid as grid
+
+    gray = _borders_only()
+    h, w = gray.shape
+    quad = np.array([[60, 60], [w - 60, 60], [w - 60, h - 60], [60, h - 60]], np.float32)
+    verdict = grid._judge_again(gray, quad, (False,) * 4, 3)
+    assert verdict is not None and verdict.size == 4
+    unframed = gray.copy()
+    unframed[:, :66], unframed[:, w - 66:], unframed[:66], unframed[h - 66:] = 255, 255, 255, 255  # no frame
+    assert grid._judge_again(unframed, quad, (False,) * 4, 3) is None
+
+
 def test_a_frame_looked_at_again_must_be_judged_the_same_without_its_own_cells_ink(monkeypatch):
     """A frame alone inked is judged after the ink written in a GUESS_SIZE lattice's cells is taken out;
     a verdict of another size stands only when taking out the ink of that lattice's cells judges it so."""

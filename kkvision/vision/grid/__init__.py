@@ -24,7 +24,7 @@ from ...vocab import PICTURE_SIZES
 from ..contents import written_in_lattice
 from ..stages import SIDE, GridGeometry
 from .candidates import frame_candidates
-from .lattice import FRAME_ONLY, Verdict, ink, inked, judge, judge_or_inked
+from .lattice import FRAME_ONLY, Verdict, framed, ink, inked, judge, judge_or_inked
 from .rectify import face_on
 from .trace import trace
 
@@ -118,7 +118,10 @@ def _judge_again(small: np.ndarray, quad: np.ndarray, cut: tuple[bool, bool, boo
     lattice (not another the look made).  With n FRAME_ONLY (a frame with no lattice inked in it: a grid
     drawn with cage borders only, big answers across them), the ink written in the cells of a GUESS_SIZE
     lattice is taken out first, and the verdict stands only when taking out the ink written in its own
-    lattice's cells judges it the same."""
+    lattice's cells judges it the same.  A lattice inked that is not the grid once its cells' ink is out,
+    in a frame that stands out (lattice.framed), is looked at as a frame alone too: big answers' strokes
+    across a 7x7 drawn with cage borders only inked the lines of a 3x3 (bench/check.py's hand-big
+    pages, the working split's seeds 800..879)."""
     square, pad = _warped(small, quad)
     raw = ink(square)
 
@@ -128,18 +131,20 @@ def _judge_again(small: np.ndarray, quad: np.ndarray, cut: tuple[bool, bool, boo
         inner[written_in_lattice(square[pad:pad + JUDGE_SIDE, pad:pad + JUDGE_SIDE], k) > 0] = 0
         return mask
 
-    if n == FRAME_ONLY:
-        verdict = judge(without_written(GUESS_SIZE), pad, cut)
-        if verdict is None or verdict.size == GUESS_SIZE:
-            return verdict
-        n = verdict.size
-        again = judge(without_written(n), pad, cut)
-        return again if again is not None and again.size == n else None
-    mask = without_written(n)
-    if inked(mask, pad) != n:
-        return None  # its lines were taken out with the cells' ink: no lines (rows of text taken for them)
-    verdict = judge(mask, pad, cut)
-    return verdict if verdict is not None and verdict.size == n else None
+    if n != FRAME_ONLY:
+        mask = without_written(n)
+        if inked(mask, pad) == n:
+            verdict = judge(mask, pad, cut)
+            if verdict is not None and verdict.size == n:
+                return verdict
+        if not framed(raw, pad):
+            return None  # its lines were taken out with the cells' ink, and no frame: rows of text taken for lines
+    verdict = judge(without_written(GUESS_SIZE), pad, cut)
+    if verdict is None or verdict.size == GUESS_SIZE:
+        return verdict
+    n = verdict.size
+    again = judge(without_written(n), pad, cut)
+    return again if again is not None and again.size == n else None
 
 
 def _warped(small: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, int]:
