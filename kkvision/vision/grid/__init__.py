@@ -124,12 +124,15 @@ def _judge_again(small: np.ndarray, quad: np.ndarray, cut: tuple[bool, bool, boo
     pages, the working split's seeds 800..879)."""
     square, pad = _warped(small, quad)
     raw = ink(square)
+    cleaned: dict[int, np.ndarray] = {}  # by lattice: the frame alone may look at the lattice inked again
 
     def without_written(k: int) -> np.ndarray:
-        mask = raw.copy()
-        inner = mask[pad:pad + JUDGE_SIDE, pad:pad + JUDGE_SIDE]
-        inner[written_in_lattice(square[pad:pad + JUDGE_SIDE, pad:pad + JUDGE_SIDE], k) > 0] = 0
-        return mask
+        if k not in cleaned:
+            mask = raw.copy()
+            inner = mask[pad:pad + JUDGE_SIDE, pad:pad + JUDGE_SIDE]
+            inner[written_in_lattice(square[pad:pad + JUDGE_SIDE, pad:pad + JUDGE_SIDE], k) > 0] = 0
+            cleaned[k] = mask
+        return cleaned[k]
 
     if n != FRAME_ONLY:
         mask = without_written(n)
