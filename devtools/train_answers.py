@@ -206,7 +206,7 @@ def main() -> None:
     t = temperature(logits_of(vx), vy)
     print(f"temperature {t:.3f} (fitted on the held-out writers' digits); after it: {report(t)}", flush=True)
     export.onnx(torch.nn.Sequential(model, Scale(1.0 / t)).eval(), args.out, framed.FRAME, framed.FRAME,
-                "framed-answer model")
+                "framed-answer model", features=True)  # its 'features' too: answers.in_one_hand compares answers by them
     print(f"wrote {args.out} ({args.out.stat().st_size // 1024} KB) in {time.time() - t0:.0f} s")
 
 

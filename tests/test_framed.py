@@ -79,6 +79,18 @@ def test_the_shipped_reader_gives_probabilities_of_the_nine_digits():
     assert probs[0].sum() == pytest.approx(1.0, abs=1e-4) and not probs[1].any()
 
 
+def test_shapes_are_alike_for_one_shape_at_any_size_and_apart_for_another():
+    """framed.shapes: what the reader's last layer reads of a crop, unit length; the same 7 framed from two
+    sizes and places is alike (framing makes them one crop), a 7 and an L less so; no crop, zeros."""
+    seven, big = framed.framed(_seven(64, (10, 10), 40)), framed.framed(_seven(64, (4, 20), 56))
+    ell = framed.framed(np.fliplr(np.flipud(_seven(64, (10, 10), 40))))
+    seen = framed.shapes([seven, big, ell, None])
+    assert seen.shape[0] == 4 and seen.shape[1] > 0 and (seen >= 0).all()
+    assert np.linalg.norm(seen[:3], axis=1) == pytest.approx(1.0, abs=1e-5) and not seen[3].any()
+    assert seen[0] @ seen[1] > 0.95 and seen[0] @ seen[2] < seen[0] @ seen[1] - 0.1
+    assert framed.shapes([None]).size == 0
+
+
 def test_stroke_crops_frame_the_whole_strokes_the_mask_touches_not_the_label_nor_the_lines():
     """The content network's mask covered only the bottom half of an answer's stroke: stroke_crops frames
     the whole stroke, as framed_crops frames the answer drawn alone, leaving out the label and the

@@ -91,6 +91,20 @@ def test_onnxruntime_gives_what_opencv_dnn_gives(onnxruntime_engine, model, crop
     assert np.abs(got - want).max() < 1e-4
 
 
+def test_the_framed_answer_model_gives_its_features_alike_with_both_engines(onnxruntime_engine):
+    """answers.onnx's second output, 'features' (framed.shapes; answers.in_one_hand compares answers by
+    it), from either engine alike, as wide as its last layer's input; the scores stay its first output."""
+    import numpy as np
+
+    nets = onnxruntime_engine
+    crops = [np.random.default_rng(k).random((28, 28), dtype=np.float32) for k in range(3)]
+    got, scores = nets.scores("answers.onnx", crops, "features"), nets.scores("answers.onnx", crops)
+    nets.use_opencv()
+    want = nets.scores("answers.onnx", crops, "features")
+    assert got.shape == want.shape == (3, 128) and scores.shape == (3, 9)
+    assert np.abs(got - want).max() < 1e-4
+
+
 def test_running_a_network_with_onnxruntime_leaves_no_file_and_sends_nothing(tmp_path):
     """onnxruntime's import starts Microsoft's telemetry unless ORT_DISABLE_TELEMETRY is set, and it leaves a
     session file (.ses) in the temporary folder; nets.runtime() turns it off before the import."""

@@ -3,6 +3,7 @@
     framed_crops(alone, cell_boxes) -> crops        each cell's answer ink in a FRAME x FRAME crop (None: no ink)
     stroke_crops(square, ink, cell_boxes) -> crops  ... its whole strokes, where the mask `ink` touches them
     read_framed(crops) -> probabilities             (N, 9): the digits 1..9 (a row of zeros where a crop is None)
+    shapes(crops) -> features                       (N, F): what the reader sees in each, unit length (zeros: None)
 
 The cell reader (digits.py) reads the whole cell as it is: the label, the lines,
 pencil marks and an answer of any size anywhere in it, which it must learn to
@@ -18,6 +19,10 @@ may miss part of an answer (half an 8's loop, a stroke's end beside the label):
 stroke_crops frames the cell's strokes themselves that the mask covers at
 least TOUCHED of (off the cell's lines and out of the label's place where the
 mask is not), the answer's whole strokes; check takes either framing's reading.
+shapes gives what the network's last layer reads of each crop (its 'features'
+output), so that answers can be compared with each other: two answers a hand
+wrote alike are near there whatever digit the classes make of them
+(answers.in_one_hand).
 """
 
 from __future__ import annotations
@@ -117,4 +122,18 @@ def read_framed(crops: list[np.ndarray | None]) -> np.ndarray:
     have = [i for i, c in enumerate(crops) if c is not None]
     if have:
         out[have] = nets.softmax(nets.scores(MODEL, [crops[i] for i in have]), axis=1)
+    return out
+
+
+def shapes(crops: list[np.ndarray | None]) -> np.ndarray:
+    """(N, F): what the framed-answer network's last layer reads of each framed crop (its 'features'
+    output), scaled to unit length, so that the dot product of two rows is their likeness (cosine,
+    -1..1; the features are never negative: 0..1); zeros where a crop is None."""
+    have = [i for i, c in enumerate(crops) if c is not None]
+    if not have:
+        return np.zeros((len(crops), 0), np.float32)
+    seen = nets.scores(MODEL, [crops[i] for i in have], "features").astype(np.float32)
+    seen /= np.maximum(np.linalg.norm(seen, axis=1, keepdims=True), 1e-9)
+    out = np.zeros((len(crops), seen.shape[1]), np.float32)
+    out[have] = seen
     return out

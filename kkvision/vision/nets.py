@@ -144,17 +144,19 @@ def _session(model: str, threads: int) -> Any:
     return ort.InferenceSession(_model_bytes(model), options, providers=["CPUExecutionProvider"])
 
 
-def scores(model: str, crops: list[np.ndarray]) -> np.ndarray:
-    """The network's raw output for a batch of single-channel crops (N, 1, h, w)."""
+def scores(model: str, crops: list[np.ndarray], output: str = "scores") -> np.ndarray:
+    """The network's raw output for a batch of single-channel crops (N, 1, h, w): its scores, or another
+    output the model file has (`output`: 'features', devtools/export.py's with_features)."""
     blob = np.stack(crops).astype(np.float32)[:, None]
     with _LOCK:
         if _engine == "opencv":
             net = _net(model)
             net.setInput(blob)
-            return net.forward()
+            return net.forward() if output == "scores" else net.forward(output)
         session = _session(model, max(1, cv2.getNumThreads()))
     name = session.get_inputs()[0].name  # a session may run from several threads at once
-    return np.concatenate([session.run(None, {name: blob[i:i + BATCH]})[0] for i in range(0, len(blob), BATCH)])
+    wanted = None if output == "scores" else [output]  # the scores are every model's first output
+    return np.concatenate([session.run(wanted, {name: blob[i:i + BATCH]})[0] for i in range(0, len(blob), BATCH)])
 
 
 def softmax(x: np.ndarray, axis: int) -> np.ndarray:
