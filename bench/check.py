@@ -177,7 +177,7 @@ def run(args: tuple[int, bool, str, int, str]) -> Score:
         if wrong and code == 0:
             score.all_right_but_wrong += 1
         score.right_verdicts += code == (11 if wrong else 0)
-        if false or (wrong - set(verdict.wrong)):
+        if false or (wrong - set(verdict.wrong)) or (not wrong and code != 0):  # a right page not said right too
             score.why.append(f"wrong {sorted(wrong)} called wrong {sorted(verdict.wrong)} unsure {sorted(unsure)}")
     if score.as_blank < score.blank_solved:
         score.why.append(f"{score.blank_solved - score.as_blank} puzzles solved blank, not with answers written")
