@@ -109,6 +109,20 @@ WRITTEN_RIGHT = 0.9
 # lost; 0.75: 6, 2 + 9 lost; 0.7: 6, 2 + 15; 0.6: 6, 6 + 23.  A wrong answer and the hand's right answers
 # of its cell's digit correlate 0.67 at the median there, 0.80 at the 95th percentile
 HAND_LIKE = 0.8
+# in_one_hand: an answer left not judged is right when it looks like the hand's own sure answers of its cell's
+# right digit (_written_alike): the likeness of two framed answers is the cosine of what the framed-answer
+# network's last layer reads of each (framed.shapes: 0..1), the answer's likeness to a digit the most of its
+# likenesses to the hand's sure right answers of that digit on the page.  Right when that is at least HAND_SAME
+# for the right digit and HAND_APART more than for any other digit the page has in that hand, the digit the
+# cell reader reads likeliest among them (a wrong answer is written as the hand writes its own digit: it is
+# likest the hand's answers of that digit).  Set on the cells of bench/check.py's real hands of the working
+# split at seeds 700..779 (not the ones it reports): of 85 answers left not judged with the hand's answers of
+# their digit on the page, 13 of 63 right ones are judged right, 0 of 16 wrong ones and 0 of 6 pencil cells
+# (the likest a wrong answer was to its right digit against its own: 0.05 less); at seeds 900..979 (looked at
+# after): 24 of 70, 0 of 12, 0 of 3.  Pixels' correlation (HAND_LIKE) had judged wrong answers and pencil
+# cells right at every margin: the network's features are the shape without the pen's width and place.
+HAND_SAME = 0.8
+HAND_APART = 0.1
 LIKE_BLUR = 1.0  # px of the 28-px frame: a stroke's width, so a pen's wobble is not a difference
 LIKE_SHIFT = 2  # px of the 28-px frame: how far framing by the ink's mass may move one answer against another
 DOUBT_TIME = 5.0  # s for that weighing: hundredths on the bench's 9x9s; past it, answers not the solution's are not judged
@@ -518,11 +532,57 @@ def read_page(picture: np.ndarray, grids: list[tuple[GridGeometry, Grid]]) -> li
 
 def in_one_hand(picture: np.ndarray, read: list[tuple[GridGeometry, Grid, Written]]) -> list[Written]:
     """The written cells of one page's puzzles (each its geometry, solution and read_written's reading)
-    with those called wrong that may be the hand's own way of writing the right digit not judged.
+    weighed as one hand's: those called wrong that may be the hand's own way of writing the right digit
+    not judged (_misread_alike), and those left not judged that the hand writes as it writes the right
+    digit judged right (_written_alike).  A hand writes its digits its own way, in every cell alike."""
+    unsure = [[(r, c) for (r, c), _ in written.likeliest if (r, c) in set(written.unsure)] for _, _, written in read]
+    misread = _misread_alike(picture, read)
+    if not any(unsure):
+        return misread
+    # the hand's answers the cell reader was sure of, right: what it writes for each digit
+    right = [[(r, c) for r, row in enumerate(written.answers) for c, d in enumerate(row)
+              if d == solution[r][c] != BLANK and (r, c) not in written.unsure] for _, solution, written in read]
+    crops = [_framed_answers(picture, geometry, cells + held) for (geometry, _, _), cells, held in zip(read, unsure, right)]
+    from .vision.framed import shapes
 
-    The answers of a page are one hand's, and a hand writes its digits its own way: one that writes some
-    of its 5s flat-topped writes them so in several cells, and every reader reads each of them 3 at 0.999;
-    called wrong, each is a right answer called wrong.  So a cell called wrong whose right digit R the
+    keys = [(i, cell) for i, found in enumerate(crops) for cell in found]
+    seen = dict(zip(keys, shapes([crops[i][cell] for i, cell in keys]))) if keys else {}
+    hand: dict[int, list[np.ndarray]] = {}
+    for i, ((_, solution, _), held) in enumerate(zip(read, right)):
+        for r, c in held:
+            if crops[i][r, c] is not None:
+                hand.setdefault(solution[r][c], []).append(seen[i, (r, c)])
+    out = []
+    for i, ((_, solution, written), cells, now) in enumerate(zip(read, unsure, misread)):
+        likeliest = dict(written.likeliest)
+        alike = {(r, c) for r, c in cells
+                 if crops[i][r, c] is not None and _written_alike(seen[i, (r, c)], solution[r][c], likeliest[r, c], hand)}
+        if not alike:
+            out.append(now)
+            continue
+        answers = tuple(tuple(solution[r][c] if (r, c) in alike else d for c, d in enumerate(row))
+                        for r, row in enumerate(now.answers))
+        out.append(Written(answers, tuple(cell for cell in now.unsure if cell not in alike), now.pencil, now.likeliest))
+    return out
+
+
+def _written_alike(shape: np.ndarray, right: int, likeliest: int, hand: dict[int, list[np.ndarray]]) -> bool:
+    """Is an answer (`shape`: framed.shapes' of it) the hand's `right` digit: as like one of the hand's sure
+    right answers of it as HAND_SAME, and HAND_APART likelier to them than to those of any other digit, the
+    hand's way of writing the digit the cell reader reads likeliest (`likeliest`) among them?"""
+    if right not in hand or likeliest not in hand:
+        return False
+    like = {digit: max(float(shape @ other) for other in shapes) for digit, shapes in hand.items()}
+    apart = max((v for digit, v in like.items() if digit != right), default=0.0)
+    return like[right] >= HAND_SAME and like[right] - apart >= HAND_APART
+
+
+def _misread_alike(picture: np.ndarray, read: list[tuple[GridGeometry, Grid, Written]]) -> list[Written]:
+    """Each grid's reading with the cells called wrong that may be the hand's own way of writing the right
+    digit not judged.
+
+    A hand that writes some of its 5s flat-topped writes them so in several cells, and every reader reads
+    each of them 3 at 0.999; called wrong, each is a right answer called wrong.  So a cell called wrong whose right digit R the
     cell reader reads as K is not judged when another cell of the page whose right digit is R reads K too
     (a misreading the page repeats) and its ink looks like the hand's R: its answer framed as MNIST frames
     a digit (vision/framed.py) correlates HAND_LIKE or more with that of a cell of the page judged right

@@ -74,11 +74,17 @@ def _smudge(monkeypatch, cell, between, n=6, called=False):
     """The digit reader made unsure of one cell (0.5 / 0.5 between two digits): the verdict is the
     subject.  Read again alone (from its ink that is no label's: the cells read again come before those
     called wrong, so it is the first read so), it reads the same, and so does the framed-answer reader
-    (the first cell it is asked about; any others it reads as it does).  `called`: the cell is called
-    wrong, and read so alone (every cell read alone reads the same)."""
+    (the first cell it is asked about; any others it reads as it does), and its shape is like none of
+    the hand's sure answers (framed.shapes: the cells not judged come first).  `called`: the cell is
+    called wrong, and read so alone (every cell read alone reads the same)."""
     from kkvision.vision import digits, framed
 
-    real, real_framed = digits.read_digits, framed.read_framed
+    real, real_framed, real_shapes = digits.read_digits, framed.read_framed, framed.shapes
+
+    def shapeless(crops):
+        seen = real_shapes(crops).copy()
+        seen[0] = 0.0
+        return seen
 
     def framed_unsure(crops):
         probs = real_framed(crops).copy()
@@ -95,6 +101,7 @@ def _smudge(monkeypatch, cell, between, n=6, called=False):
 
     monkeypatch.setattr(digits, "read_digits", unsure)
     monkeypatch.setattr(framed, "read_framed", framed_unsure)
+    monkeypatch.setattr(framed, "shapes", shapeless)
 
 
 def test_a_cell_not_read_surely_is_never_called_right(filled, capsys, monkeypatch):
@@ -756,6 +763,28 @@ def test_a_misreading_the_page_repeats_in_the_hands_own_shape_is_not_judged(monk
     assert out[0].answers[1] == (1, 5) and out[1].answers[1] == (5, 2)  # the right cells as they were
     if repeated:
         assert (out[1].answers[0][1] == 3) is judged and ((0, 1) in out[1].unsure) is not judged
+
+
+@pytest.mark.parametrize("shape, threes, judged", [
+    ("5", True, True),  # written as the hand writes its sure 5s, read 3: the hand's 5, right
+    ("3", True, False),  # written as the hand writes its 3s: perhaps a wrong 3, not judged
+    ("5", False, False),  # like its 5s, but how the hand writes the 3 it is read as is not on the page
+])
+def test_an_answer_not_judged_written_as_the_hand_writes_its_right_digit_is_right(monkeypatch, shape, threes, judged):
+    """answers.in_one_hand: a cell left not judged (read 3 where a 5 goes) is right when its framed
+    answer is like the page's sure right 5s (framed.shapes: HAND_SAME) and HAND_APART likelier to them
+    than to the hand's sure answers of any other digit, the 3 it is read as among them."""
+    from kkvision import answers
+    from kkvision.answers import Written, in_one_hand
+
+    solution = ((5, 3), (3, 5))
+    read = Written(((0, 3 if threes else 0), (3 if threes else 0, 5)), ((0, 0),) + (() if threes else ((0, 1), (1, 0))),
+                   (), (((0, 0), 3), ((0, 1), 3), ((1, 0), 3), ((1, 1), 5)))
+    monkeypatch.setattr(answers, "_framed_answers", lambda picture, geometry, cells: {
+        cell: _glyph(shape if cell == (0, 0) else str(solution[cell[0]][cell[1]])) for cell in cells})
+    out = in_one_hand(np.zeros((8, 8), np.uint8), [("one", solution, read)])[0]
+    assert (out.answers[0][0] == 5) is judged and ((0, 0) in out.unsure) is not judged
+    assert out.answers[1][1] == 5 and out.pencil == read.pencil and out.likeliest == read.likeliest
 
 
 @pytest.mark.parametrize("label, judged", [
