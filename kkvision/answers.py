@@ -535,7 +535,10 @@ def in_one_hand(picture: np.ndarray, read: list[tuple[GridGeometry, Grid, Writte
     weighed as one hand's: those called wrong that may be the hand's own way of writing the right digit
     not judged (_misread_alike), and those left not judged that the hand writes as it writes the right
     digit judged right (_written_alike).  A hand writes its digits its own way, in every cell alike."""
-    unsure = [[(r, c) for (r, c), _ in written.likeliest if (r, c) in set(written.unsure)] for _, _, written in read]
+    unsure = []  # each grid's cells read as holding an answer and left not judged
+    for _, _, written in read:
+        doubt = set(written.unsure)
+        unsure.append([cell for cell, _ in written.likeliest if cell in doubt])
     misread = _misread_alike(picture, read)
     if not any(unsure):
         return misread

@@ -127,8 +127,8 @@ def read_framed(crops: list[np.ndarray | None]) -> np.ndarray:
 
 def shapes(crops: list[np.ndarray | None]) -> np.ndarray:
     """(N, F): what the framed-answer network's last layer reads of each framed crop (its 'features'
-    output), scaled to unit length, so that the dot product of two rows is their likeness (cosine,
-    -1..1; the features are never negative: 0..1); zeros where a crop is None."""
+    output), scaled to unit length, so that the dot product of two rows is their likeness (their cosine:
+    0..1, the features being never negative); zeros where a crop is None."""
     have = [i for i, c in enumerate(crops) if c is not None]
     if not have:
         return np.zeros((len(crops), 0), np.float32)
