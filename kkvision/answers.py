@@ -118,9 +118,14 @@ HAND_LIKE = 0.8
 # likest the hand's answers of that digit).  Set on the cells of bench/check.py's real hands of the working
 # split at seeds 700..779 (not the ones it reports): of 85 answers left not judged with the hand's answers of
 # their digit on the page, 13 of 63 right ones are judged right, 0 of 16 wrong ones and 0 of 6 pencil cells
-# (the likest a wrong answer was to its right digit against its own: 0.05 less); at seeds 900..979 (looked at
-# after): 24 of 70, 0 of 12, 0 of 3.  Pixels' correlation (HAND_LIKE) had judged wrong answers and pencil
-# cells right at every margin: the network's features are the shape without the pen's width and place.
+# (the likest a wrong answer was to its right digit against its own: 0.05 less); looked at after, seeds
+# 900..979: 24 of 70, 0 of 12, 0 of 3; 300..379: 15 of 50, 0 of 8, 0 of 7; 500..579: 7 of 58, 0 of 7, 0 of 6.
+# Pixels' correlation (HAND_LIKE) had judged wrong answers and pencil cells right at every margin: the
+# network's features are the shape without the pen's width and place.  (For a shape the reader reads surely
+# as another digit it is the other way round: _misread_alike's pixels keep 6 of 8 such right answers from
+# wrong on seeds 300..379 and 500..579, these features 1, being a 3's for a flat-topped 5 read 3.)  The
+# hand's answers called wrong counted as its ways of writing their digit too: the same verdicts at seeds
+# 700, 800 and 900.
 HAND_SAME = 0.8
 HAND_APART = 0.1
 LIKE_BLUR = 1.0  # px of the 28-px frame: a stroke's width, so a pen's wobble is not a difference
