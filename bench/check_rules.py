@@ -31,6 +31,10 @@ reader's two framings, vision/framed.py), then prints:
                cells each threshold finds (answers.BLANK_SURE, digits.SURE)
 The framed reader reads every written cell of a puzzle together here (check reads those it looks
 at again together: its pen colour is told from theirs), so a cell may read a little otherwise.
+Cell by cell only: the page's rules (answers.in_one_hand: a misreading the page repeats in the
+hand's own shape not judged, an answer left not judged that is written as the hand writes its right
+digit judged right; the labels' rules in answers.judge) are not weighed here; bench/check.py's
+verdicts have them.
 """
 
 from __future__ import annotations
