@@ -120,6 +120,10 @@ HAND_LIKE = 0.8
 # their digit on the page, 13 of 63 right ones are judged right, 0 of 16 wrong ones and 0 of 6 pencil cells
 # (the likest a wrong answer was to its right digit against its own: 0.05 less); looked at after, seeds
 # 900..979: 24 of 70, 0 of 12, 0 of 3; 300..379: 15 of 50, 0 of 8, 0 of 7; 500..579: 7 of 58, 0 of 7, 0 of 6.
+# Then seeds 1000..1079 judged a wrong 7 right where a 1 goes (like the hand's 1s 0.90, its 7s 0.57; read 7
+# and, framed, 2): so a reader must read the right digit likeliest too (the cell reader, or the framed reader
+# of the answer framed).  Of the answers judged right so at seeds 1000, 700 and 900, 16 of 19, 4 of 6 and 17
+# of 28 still are (offline, per page), the wrong 7 not.
 # Pixels' correlation (HAND_LIKE) had judged wrong answers and pencil cells right at every margin: the
 # network's features are the shape without the pen's width and place.  (For a shape the reader reads surely
 # as another digit it is the other way round: _misread_alike's pixels keep 6 of 8 such right answers from
@@ -539,7 +543,11 @@ def in_one_hand(picture: np.ndarray, read: list[tuple[GridGeometry, Grid, Writte
     """The written cells of one page's puzzles (each its geometry, solution and read_written's reading)
     weighed as one hand's: those called wrong that may be the hand's own way of writing the right digit
     not judged (_misread_alike), and those left not judged that the hand writes as it writes the right
-    digit judged right (_written_alike).  A hand writes its digits its own way, in every cell alike."""
+    digit judged right (_written_alike), where a reader reads the right digit likeliest too: the cell
+    reader, or the framed-answer reader of its answer framed.  A hand writes its digits its own way, in
+    every cell alike; but a wrong answer can be written as the hand writes the right digit too (a wrong 7
+    with a flag and a foot, like the hand's 1s, read 7 and 2): the hand's likeness confirms a reader's
+    reading, it never overrules them all."""
     unsure = []  # each grid's cells read as holding an answer and left not judged
     for _, _, written in read:
         doubt = set(written.unsure)
@@ -551,10 +559,13 @@ def in_one_hand(picture: np.ndarray, read: list[tuple[GridGeometry, Grid, Writte
     right = [[(r, c) for r, row in enumerate(written.answers) for c, d in enumerate(row)
               if d == solution[r][c] != BLANK and (r, c) not in written.unsure] for _, solution, written in read]
     crops = [_framed_answers(picture, geometry, cells + held) for (geometry, _, _), cells, held in zip(read, unsure, right)]
-    from .vision.framed import shapes
+    from .vision.framed import read_framed, shapes
 
     keys = [(i, cell) for i, found in enumerate(crops) for cell in found]
     seen = dict(zip(keys, shapes([crops[i][cell] for i, cell in keys]))) if keys else {}
+    doubted = [(i, cell) for i, cells in enumerate(unsure) for cell in cells if crops[i][cell] is not None]
+    framed_as = {key: int(np.argmax(probs)) + 1
+                 for key, probs in zip(doubted, read_framed([crops[i][cell] for i, cell in doubted]) if doubted else [])}
     hand: dict[int, list[np.ndarray]] = {}
     for i, ((_, solution, _), held) in enumerate(zip(read, right)):
         for r, c in held:
@@ -564,7 +575,8 @@ def in_one_hand(picture: np.ndarray, read: list[tuple[GridGeometry, Grid, Writte
     for i, ((_, solution, written), cells, now) in enumerate(zip(read, unsure, misread)):
         likeliest = dict(written.likeliest)
         alike = {(r, c) for r, c in cells
-                 if crops[i][r, c] is not None and _written_alike(seen[i, (r, c)], solution[r][c], likeliest[r, c], hand)}
+                 if crops[i][r, c] is not None and solution[r][c] in (likeliest[r, c], framed_as[i, (r, c)])
+                 and _written_alike(seen[i, (r, c)], solution[r][c], likeliest[r, c], hand)}
         if not alike:
             out.append(now)
             continue

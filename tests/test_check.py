@@ -765,17 +765,32 @@ def test_a_misreading_the_page_repeats_in_the_hands_own_shape_is_not_judged(monk
         assert (out[1].answers[0][1] == 3) is judged and ((0, 1) in out[1].unsure) is not judged
 
 
-@pytest.mark.parametrize("shape, threes, judged", [
-    ("5", True, True),  # written as the hand writes its sure 5s, read 3: the hand's 5, right
-    ("3", True, False),  # written as the hand writes its 3s: perhaps a wrong 3, not judged
-    ("5", False, False),  # like its 5s, but how the hand writes the 3 it is read as is not on the page
+@pytest.mark.parametrize("shape, threes, framed_as, judged", [
+    ("5", True, None, True),  # written as the hand writes its sure 5s, read 3, framed read 5: the hand's 5, right
+    ("3", True, None, False),  # written as the hand writes its 3s: perhaps a wrong 3, not judged
+    ("5", False, None, False),  # like its 5s, but how the hand writes the 3 it is read as is not on the page
+    ("5", True, 3, False),  # like its 5s, but read 3 framed too: no reader reads a 5, not judged
 ])
-def test_an_answer_not_judged_written_as_the_hand_writes_its_right_digit_is_right(monkeypatch, shape, threes, judged):
+def test_an_answer_not_judged_written_as_the_hand_writes_its_right_digit_is_right(monkeypatch, shape, threes,
+                                                                                    framed_as, judged):
     """answers.in_one_hand: a cell left not judged (read 3 where a 5 goes) is right when its framed
     answer is like the page's sure right 5s (framed.shapes: HAND_SAME) and HAND_APART likelier to them
-    than to the hand's sure answers of any other digit, the 3 it is read as among them."""
+    than to the hand's sure answers of any other digit, the 3 it is read as among them, and the
+    framed-answer reader reads it 5 (the cell reader reads it 3)."""
     from kkvision import answers
     from kkvision.answers import Written, in_one_hand
+    from kkvision.vision import framed
+
+    if framed_as is not None:
+        real = framed.read_framed
+
+        def misread(crops):  # the first crop is the cell not judged (the hand's sure answers after it)
+            probs = real(crops).copy()
+            probs[0] = 0.0
+            probs[0, framed_as - 1] = 1.0
+            return probs
+
+        monkeypatch.setattr(framed, "read_framed", misread)
 
     solution = ((5, 3), (3, 5))
     read = Written(((0, 3 if threes else 0), (3 if threes else 0, 5)), ((0, 0),) + (() if threes else ((0, 1), (1, 0))),
