@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/check.py [--count 60] [--seed 0] [--jobs 2] [--fails]
                                     [--digit-model PATH] [--label-model PATH] [--second-label-model PATH]
-                                    [--contents-model PATH]
+                                    [--contents-model PATH] [--hand-style STYLE]
 
 Renders 2 x count filled-in scenes (devtools/scenes.py family 'filled', train and
 held-out themes; answers typed by an app, written by hand in fonts of hands,
@@ -16,6 +16,9 @@ label's corner, up to the lines), 'hand-pencil' (and the same hand's pencil cand
 empty cells) and 'hand-photo' (a 'hand' page photographed by a phone), each in split 'dev' (train
 themes, the dev writers, seeds from --seed) and 'locked' (the locked split: devtools.scenes'
 locked themes, the locked writers, seeds from LOCKED_SEED; tune nothing on it).  --only hands runs those alone.
+--hand-style draws those hands looking otherwise than MNIST keeps them ('envelope': stretched to a square
+and scanned coarse, as postal digits are; 'pencil': grey and grainy; devtools/hands.HAND_STYLES): the same
+writers and scenes, a look no reader was trained on.
 Per fill mode and theme split:
   puzzles       KenKens in the pictures; solved: check had a solution to check against (in
                 part: read without labels hidden under answers, reading.resolve_in_part, the
@@ -124,10 +127,11 @@ def _solved(data: bytes, name: str, truths: list) -> tuple[set[int], str]:  # ty
     return {truths.index(truth) for _, truth, same in answered(page, truths) if same}, ""
 
 
-def run(args: tuple[int, bool, str, int, str]) -> Score:
-    seed, heldout, kind, wrong, split = args
+def run(args: tuple[int, bool, str, int, str, str]) -> Score:
+    seed, heldout, kind, wrong, split, style = args
     mode, photo = (kind[:-len("-photo")], True) if kind.endswith("-photo") else (kind, False)
-    knobs = dict(mode=mode, wrong=wrong, **({"photo": True} if photo else {}))
+    knobs = dict(mode=mode, wrong=wrong, **({"photo": True} if photo else {}),
+                 **({"hand_style": style} if kind in HAND_KINDS and style != "mnist" else {}))
     locked = split == "locked"  # the locked split's own themes (devtools.scenes.LOCKED_THEMES)
     sc = scene("filled", seed, heldout=heldout, locked=locked, **knobs)  # type: ignore[arg-type]
     score = Score(kind, split, sc.name)
@@ -232,16 +236,19 @@ def main() -> None:
     ap.add_argument("--hands", action="store_true", help="also the real-hand kinds (needs ../shared/handwriting)")
     ap.add_argument("--only", choices=("fonts", "hands"), help="only the fonts' kinds, or only the real hands'")
     ap.add_argument("--split", choices=("dev", "locked"), help="the real hands of this split only (default both)")
+    ap.add_argument("--hand-style", default="mnist", choices=hands.HAND_STYLES,
+                    help="the real hands drawn looking so (devtools/hands.HAND_STYLES; default: as MNIST keeps them)")
     args = ap.parse_args()
     kinds = {"fonts": () if args.only == "hands" else FILL_MODES,
              "hands": HAND_KINDS if args.hands or args.only == "hands" else ()}
     if kinds["hands"] and not hands.available():
         raise SystemExit(f"bench/check.py: the real hands are not in {hands.FOLDER}")
     cases = [(args.seed + i, heldout, kinds["fonts"][i % len(FILL_MODES)], WRONG_COUNTS[i % len(WRONG_COUNTS)],
-              "heldout" if heldout else "train") for heldout in (False, True) for i in range(args.count)
+              "heldout" if heldout else "train", args.hand_style) for heldout in (False, True) for i in range(args.count)
              if kinds["fonts"]]
     cases += [(base + i, locked, HAND_KINDS[i % len(HAND_KINDS)], WRONG_COUNTS[i % len(WRONG_COUNTS)],
-               "locked" if locked else "dev") for locked, base in ((False, args.seed), (True, LOCKED_SEED + args.seed))
+               "locked" if locked else "dev", args.hand_style)
+              for locked, base in ((False, args.seed), (True, LOCKED_SEED + args.seed))
               for i in range(args.count) if kinds["hands"] and args.split in (None, "locked" if locked else "dev")]
     with ProcessPoolExecutor(args.jobs, initializer=use_models, initargs=(chosen(args), True)) as pool:
         scores = list(pool.map(run, cases))

@@ -29,6 +29,7 @@ from __future__ import annotations
 import gzip
 import os
 import random
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -53,6 +54,38 @@ PEN_CUT = (0.15, 0.75)
 STROKE_CUT = 0.5
 CUT_STEP = 0.05
 SOFT_EDGE = 0.12  # of the darkness range: the width of a stroke's soft edge round the cut
+# How the digits look, besides their shapes: MNIST's digits, written by one form's writers, scanned and
+# framed one way, all look alike to a reader trained on them; real answers do not.  A Look says how a
+# digit is drawn besides its shape; draw's `style` names one (HAND_STYLES):
+#   'mnist'     as MNIST keeps them (its 20 px box, the aspect as written), enlarged
+#   'envelope'  as a postal sorter's scans keep digits: the ink's box stretched to a square and shrunk
+#               to 16 px, then enlarged (a 1 as wide as a 4, every stroke as coarse as a blot)
+#   'pencil'    a pencil's grey, grainy line: 0.35..0.75 of the pen's darkness, broken by the paper's
+#               grain (a pixel's share spread 0.45, smoothed over 0.8 px)
+# bench/check.py --hand-style draws the real hands so; the answer readers' training scripts may draw a
+# share of their real hands in looks of the family these are points of (any_look, --looks).
+
+
+@dataclass(frozen=True)
+class Look:
+    square: float = 0.0  # how far the ink's box is stretched towards a square: 0 as written, 1 a square
+    coarse: int = 0  # px the digit is scanned at, then enlarged (0: MNIST's own 20 px)
+    dark: tuple[float, float] = (1.0, 1.0)  # the line's darkness, of the pen's, drawn in this range
+    grain: float = 0.0  # the paper's grain: the spread of each pixel's share of the line
+    grain_size: float = 0.8  # px: the grain's smoothing
+
+
+HAND_STYLES = {"mnist": Look(), "envelope": Look(square=1.0, coarse=16),
+               "pencil": Look(dark=(0.35, 0.75), grain=0.45)}
+
+
+def any_look(rng: random.Random) -> Look:
+    """A look of the family HAND_STYLES' are points of, drawn at random: stretched, coarse, grey and grainy
+    in any mix and strength."""
+    dark = rng.uniform(0.3, 1.0)
+    return Look(square=rng.choice([0.0, rng.uniform(0.0, 1.0)]), coarse=rng.choice([0, rng.randint(10, 22)]),
+                dark=(dark, min(1.0, dark + rng.uniform(0.0, 0.4))), grain=rng.choice([0.0, rng.uniform(0.1, 0.7)]),
+                grain_size=rng.uniform(0.5, 1.5))
 
 
 def available() -> bool:
@@ -120,16 +153,28 @@ def complete_writers(split: str, needed: range = range(1, 10)) -> tuple[int, ...
 
 
 def draw(image: np.ndarray, height: float, rng: random.Random, slant: float = 0.0, turn: float = 0.0,
-         pen: float | None = None) -> np.ndarray:
+         pen: float | None = None, style: str | Look = "mnist") -> np.ndarray:
     """One MNIST digit written `height` px high (its ink's box), slanted by `slant` (x per y) and
     turned `turn` degrees: a square of ink coverage (0..255) with the digit in its middle.  The pen
     (a cut of the enlarged darkness in PEN_CUT; drawn when None) sets how thick its strokes are; a
-    fine one thins them, keeping every stroke and loop the digit was written with."""
+    fine one thins them, keeping every stroke and loop the digit was written with.  `style`: how
+    the digit looks besides its shape (a Look, or one of HAND_STYLES by name)."""
+    if isinstance(style, str):
+        if style not in HAND_STYLES:
+            raise ValueError(f"unknown hand style {style!r}: one of {', '.join(HAND_STYLES)}")
+        style = HAND_STYLES[style]
     ys, xs = np.nonzero(image > 30)
     if len(ys) == 0:
         return np.zeros((1, 1), np.float32)
     y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
     glyph = image[y0:y1, x0:x1].astype(np.float32) / 255.0
+    if style.square or style.coarse:  # stretched towards a square, scanned coarse
+        gh, gw = glyph.shape
+        wide = gw + style.square * (max(gh, gw) - gw)
+        tall = gh + style.square * (max(gh, gw) - gh)
+        k = (style.coarse or 20) / max(wide, tall)
+        small = (max(2, int(round(wide * k))), max(2, int(round(tall * k))))
+        glyph = np.clip(cv2.resize(glyph, small, interpolation=cv2.INTER_AREA) * 1.5, 0.0, 1.0)
     scale = max(height, 4.0) / glyph.shape[0]
     w, h = max(2, int(round(glyph.shape[1] * scale))), max(2, int(round(glyph.shape[0] * scale)))
     big = cv2.resize(glyph, (w, h), interpolation=cv2.INTER_CUBIC)
@@ -139,6 +184,11 @@ def draw(image: np.ndarray, height: float, rng: random.Random, slant: float = 0.
         while cut > STROKE_CUT and _shape(big >= cut) != written:
             cut = max(STROKE_CUT, cut - CUT_STEP)
     ink = np.clip((big - cut) / SOFT_EDGE + 0.5, 0.0, 1.0)
+    if style.dark != (1.0, 1.0) or style.grain:  # grey, and broken by the paper's grain (drawn from the digit,
+        grain = np.random.default_rng(int(glyph.sum() * 1000) + w * 7919 + h)  # not `rng`: a scene is the same
+        noise = cv2.GaussianBlur(grain.normal(0.0, 1.0, ink.shape).astype(np.float32), (0, 0), style.grain_size)
+        noise /= max(float(noise.std()), 1e-6)  # otherwise)
+        ink *= np.clip(grain.uniform(*style.dark) * (1.0 + style.grain * noise), 0.0, 1.0)
     side = int(np.ceil(np.hypot(w, h) * (1 + abs(slant)))) + 4
     out = np.zeros((side, side), np.float32)
     oy, ox = (side - h) // 2, (side - w) // 2
@@ -169,10 +219,10 @@ def sample(split: str, digit: int, rng: random.Random) -> np.ndarray:
 
 
 def placed(image: np.ndarray, height: float, centre: tuple[float, float], size: tuple[int, int],
-           rng: random.Random) -> np.ndarray:
+           rng: random.Random, style: str | Look = "mnist") -> np.ndarray:
     """draw()'s digit with a hand's lean and turn, centred at `centre` on a canvas of `size` (w, h):
     ink coverage 0..255, cut off where it leaves the canvas."""
-    ink = draw(image, height, rng, slant=rng.uniform(-0.3, 0.2), turn=rng.uniform(-8, 8))
+    ink = draw(image, height, rng, slant=rng.uniform(-0.3, 0.2), turn=rng.uniform(-8, 8), style=style)
     out = np.zeros((size[1], size[0]), np.float32)
     x, y = int(centre[0] - ink.shape[1] / 2), int(centre[1] - ink.shape[0] / 2)
     sx0, sy0, dx0, dy0 = max(0, -x), max(0, -y), max(0, x), max(0, y)

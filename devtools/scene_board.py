@@ -86,6 +86,7 @@ class Fill:
     pencil_layout: str = "grid"  # 'grid' (digit k at its place of a 3x3) or 'row' (along the bottom)
     seed: int = 0
     writer: int | None = None  # written answers in this real writer's hand (devtools/hands.py), not a font's
+    hand_style: str = "mnist"  # ... looking so (devtools/hands.HAND_STYLES)
     hand_size: tuple[float, float] = (0.36, 0.56)  # a written digit's height / cell, drawn in this range
     # how a written digit's ink meets what is under it: 'over' (an app's or a page's drawing layer: the pen's
     # colour covers the label and lines it crosses) or 'paper' (a pen on printed paper: inks absorb, so the
@@ -365,7 +366,7 @@ def _real_hand(img: Image.Image, digit: int, centre: tuple[float, float], s: flo
 
     height = s * rng.uniform(*fill.hand_size)
     ink = hands.draw(rng.choice(hands.hand(fill.writer)[digit]), height, rng, slant=rng.uniform(-0.3, 0.2),
-                     turn=rng.uniform(-8, 8))
+                     turn=rng.uniform(-8, 8), style=fill.hand_style)
     room = max(0.0, (s - height) / 2)  # how far the digit may stray from the cell's middle and stay in it
     x = centre[0] + stray * rng.uniform(-0.12, 0.12) * s
     y = centre[1] - 0.08 * s + stray * rng.uniform(-0.5, 0.7) * room  # `centre` is the written answer's, below the middle

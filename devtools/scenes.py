@@ -480,7 +480,8 @@ def _fill(rng: random.Random, theme: Theme, heldout: bool, grid: Grid, mode: str
                 pencil_layout=rng.choice(["grid", "row"]), seed=rng.randrange(2**31),
                 ink="paper" if theme.kind == "print" else "over")
     if mode in HAND_MODES:
-        fill = replace(fill, writer=int(given["writer"]), hand_size=HAND_SIZES[mode])  # type: ignore[call-overload]
+        fill = replace(fill, writer=int(given["writer"]), hand_size=HAND_SIZES[mode],  # type: ignore[call-overload]
+                       hand_style=str(given.get("hand_style", "mnist")))
     return replace(fill, answers={}, pencil={}) if given.get("blank") else fill
 
 
@@ -859,8 +860,10 @@ def _filled(rng: random.Random, theme: Theme, heldout: bool, k: Knobs) -> Draft:
     _, draft = _base(rng, theme, heldout, k, mode, allow=("app", "web", "print"))
     wrong = k.take("wrong", lambda: None)  # read by every _fill of the page; taken here, as used
     writer, blank = k.take("writer", lambda: None), k.take("blank", lambda: False)
+    style = k.take("hand_style", lambda: "mnist")  # how the real hand looks (devtools/hands.HAND_STYLES)
     draft.notes.append(f"fill={mode}" + (f" wrong={wrong}" if wrong is not None else "")
-                       + (f" writer={writer}" if writer is not None else "") + (" blank" if blank else ""))
+                       + (f" writer={writer}" if writer is not None else "") + (" blank" if blank else "")
+                       + (f" hand_style={style}" if style != "mnist" else ""))
     if k.take("photo", lambda: False):
         draft = _photographed(draft, rng, screen=theme.kind != "print")
     return draft

@@ -38,6 +38,31 @@ def test_a_fine_pen_thins_a_stroke_but_never_cuts_it():
     assert hands.draw(digit, 80, random.Random(0), pen=0.75).sum() < hands.draw(digit, 80, random.Random(0), pen=0.5).sum()
 
 
+def _bar():
+    """A 1 drawn as MNIST draws digits: a thin upright stroke."""
+    digit = np.zeros((28, 28), np.uint8)
+    digit[4:24, 13:16] = 255
+    return digit
+
+
+def test_an_envelope_hand_is_stretched_to_a_square_and_coarse():
+    """'envelope': the ink's box stretched to a square, as postal scans keep digits: a 1 as wide as high."""
+    mnist = hands.draw(_bar(), 80, random.Random(0), pen=0.4) > 127
+    envelope = hands.draw(_bar(), 80, random.Random(0), pen=0.4, style="envelope") > 127
+    width = [int(np.ptp(np.nonzero(ink.max(axis=0))[0])) + 1 for ink in (mnist, envelope)]
+    assert width[0] < 25 and width[1] > 60
+
+
+def test_a_pencil_hand_is_grey_and_grainy_with_the_same_strokes():
+    mnist = hands.draw(_ring(), 80, random.Random(0), pen=0.4)
+    pencil = hands.draw(_ring(), 80, random.Random(0), pen=0.4, style="pencil")
+    stroke = mnist > 250
+    assert pencil[stroke].mean() < 0.8 * 255 and pencil[stroke].std() > 20  # grey, uneven along the stroke
+    assert not pencil[mnist == 0].any()  # no ink off the stroke
+    with pytest.raises(ValueError):
+        hands.draw(_ring(), 80, random.Random(0), style="chalk")
+
+
 def test_placed_ink_is_cut_off_at_the_canvas():
     disc = (np.hypot(*np.mgrid[-14:14, -14:14]) < 9).astype(np.uint8) * 255
     ink = hands.placed(disc, 20, (5.0, 5.0), (40, 30), random.Random(1))
@@ -86,3 +111,18 @@ def test_a_scene_in_a_real_hand_of_the_working_themes_takes_a_dev_writer():
         sc = scene("filled", 5, heldout=heldout, mode="hand")
         writer = int(next(n for n in sc.notes if "writer=" in n).split("writer=")[1].split()[0])
         assert writer in hands.writers("dev")
+
+
+@pytest.mark.needs_handwriting
+def test_a_scene_whose_hand_looks_otherwise_is_the_same_scene_otherwise():
+    """scene(..., hand_style=...): the same puzzles, answers and places; only the written ink differs."""
+    from devtools.scenes import scene
+
+    mnist = scene("filled", 3, mode="hand", wrong=1)
+    pencil = scene("filled", 3, mode="hand", wrong=1, hand_style="pencil")
+    assert [t.fill for t in mnist.puzzles] == [t.fill.__class__(**{**vars(t.fill), "hand_style": "mnist"})
+                                               for t in pencil.puzzles]
+    assert any("hand_style=pencil" in n for n in pencil.notes) and not any("hand_style" in n for n in mnist.notes)
+    a, b = mnist.image.astype(int), pencil.image.astype(int)
+    assert a.shape == b.shape and np.abs(a - b).max() > 100
+    assert (np.abs(a - b).max(axis=2) > 0).mean() < 0.1  # the written ink, not the page
