@@ -59,6 +59,10 @@ WARP_SMOOTH = 4.0  # px: the field's smoothness (a Gaussian's sigma), as Simard'
 WARP_TURN = 8.0  # degrees either way
 WARP_SCALE = 0.08  # scaled by up to this either way
 WARP_SHIFT = 1.0  # px either way
+# --looks SHARE: that share of the real writers' digits drawn in a look of their own (devtools/hands.any_look:
+# stretched towards a square, scanned coarse, grey and grainy, in any mix), so the reader learns digits, not
+# MNIST's one look (0: none, as the shipped model was trained)
+LOOKS = 0.0
 
 
 def typed(digit: int, height: float, rng: random.Random) -> np.ndarray:
@@ -79,7 +83,8 @@ def example(rng: random.Random, image: np.ndarray, digit: int) -> np.ndarray | N
     if rng.random() < TYPED:
         d = typed(digit, h, rng)
     else:
-        d = hands.draw(image, h, rng, slant=rng.uniform(-0.35, 0.25), turn=rng.uniform(-10, 10)) / 255.0
+        look = hands.any_look(rng) if LOOKS and rng.random() < LOOKS else "mnist"  # (no draw when none)
+        d = hands.draw(image, h, rng, slant=rng.uniform(-0.35, 0.25), turn=rng.uniform(-10, 10), style=look) / 255.0
     d = np.pad(d, int(h * 0.3) + 2)
     if rng.random() < JUNK:
         rows, cols = d.shape
@@ -149,6 +154,11 @@ def network():  # type: ignore[no-untyped-def]
                          nn.Linear(64 * side * side, 128), nn.ReLU(), nn.Dropout(0.3), nn.Linear(128, 9))
 
 
+def _use_looks(share: float) -> None:
+    global LOOKS  # read by example() here and in the pool's (forked) workers
+    LOOKS = share
+
+
 def main() -> None:
     import torch
 
@@ -158,8 +168,11 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=6)
     ap.add_argument("--seed", type=int, default=17)
     ap.add_argument("--warp", type=float, default=0.0, help="share of each batch warped afresh (0: none, as shipped)")
+    ap.add_argument("--looks", type=float, default=LOOKS,
+                    help="share of the real writers' digits drawn in a look of their own (0: none, as shipped)")
     ap.add_argument("--out", type=Path, default=ROOT / "models" / framed.MODEL)
     args = ap.parse_args()
+    _use_looks(args.looks)
     if not hands.available():
         raise SystemExit(f"train_answers: the real hands are not in {hands.FOLDER} (devtools/hands.py)")
     torch.manual_seed(args.seed)

@@ -74,6 +74,10 @@ REAL_PENCIL = 0.5  # pencil marks written by a real writer's hand (small digits)
 # ... their height / cell: a hand's candidates vary more than an app's, up to about a quarter of the cell, and
 # two of a 3x3 stacked then touch (a '2' over a '5' made one '3'-like shape read as an answer)
 REAL_PENCIL_SIZE = (0.1, 0.23)
+# --looks SHARE: that share of the real writers' answers and pencil marks drawn in a look of their own
+# (devtools/hands.any_look: stretched towards a square, scanned coarse, grey and grainy, in any mix), so
+# the reader learns digits, not MNIST's one look (0: none, as the shipped model was trained)
+LOOKS = 0.0
 OUTLINE_SHARE = 0.2  # cells whose cage is outlined inside them, as some apps draw cages (no answer's ink)
 PLACEHOLDER_SHARE = 0.04  # empty cells showing a grey placeholder ("Write", "?") as some sites do: no answer
 STROKE_SHARE = 0.35 # answers drawn by stroke synthesis (strokes.py): many hands, not a font's one
@@ -174,7 +178,8 @@ def _pencil(img: Image.Image, s: int, rng: random.Random, below: float, split: s
         else:
             at = (rng.uniform(0.12, 0.88) * s, rng.uniform(max(0.3, top), 0.88) * s)
         if hand is not None:
-            ink = Image.fromarray(hands.placed(hands.sample(hand, m, rng), size, at, (s, s), rng).astype(np.uint8))
+            ink = Image.fromarray(hands.placed(hands.sample(hand, m, rng), size, at, (s, s), rng,
+                                               style=_look(rng)).astype(np.uint8))
             img.paste(Image.new("L", (s, s), fill), (0, 0), ink)
             if layer is not None:
                 layer.paste(255, (0, 0), ink)
@@ -222,6 +227,12 @@ def _written_look(a: np.ndarray, s: int, rng: random.Random) -> np.ndarray:
     return cv2.remap(a, xx + dx * amp, yy + dy * amp, cv2.INTER_LINEAR)
 
 
+def _look(rng: random.Random) -> hands.Look | str:
+    """How a real writer's digit looks: LOOKS of them in a look of their own (no draw when none: the
+    default stream as before)."""
+    return hands.any_look(rng) if LOOKS and rng.random() < LOOKS else "mnist"
+
+
 def _answer(s: int, digit: int, below: float, rng: random.Random, own: float = OWN_SHARE,
             split: str = "train", real: float = REAL_SHARE, high: float = 0.0) -> tuple[np.ndarray, int]:
     """The answer's ink (0..255 coverage) and its grey: typed under the label, drawn as
@@ -241,7 +252,7 @@ def _answer(s: int, digit: int, below: float, rng: random.Random, own: float = O
         # big one as high as the cell's top, its strokes beside and over the label
         centre = (s / 2 + rng.uniform(-0.7, 0.7) * max(room, 0.06 * s),
                   s / 2 + (rng.uniform(-1, 0.5) if big else rng.uniform(-0.25, 1)) * max(room, 0.04 * s))
-        return hands.placed(hands.sample(split, digit, rng), h, centre, (s, s), rng), rng.randint(0, 150)
+        return hands.placed(hands.sample(split, digit, rng), h, centre, (s, s), rng, style=_look(rng)), rng.randint(0, 150)
     how = rng.uniform(OWN_SHARE, 1.0)  # the other kinds in their shares
     if how < OWN_SHARE + STROKE_SHARE:
         h = s * rng.uniform(0.32, 0.62)
@@ -431,6 +442,11 @@ def _cells(pool, count: int, seed: int, split: str, real: float) -> tuple[np.nda
     return np.stack([m[0] for m in made]), np.array([m[1] for m in made])
 
 
+def _use_looks(share: float) -> None:
+    global LOOKS  # read by cell() here and in the pool's (forked) workers
+    LOOKS = share
+
+
 def main() -> None:
     import torch
 
@@ -440,8 +456,11 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--smoothing", type=float, default=0.05, help="label smoothing (the temperature is fitted after)")
+    ap.add_argument("--looks", type=float, default=LOOKS,
+                    help="share of the real writers' digits drawn in a look of their own (0: none, as shipped)")
     ap.add_argument("--out", type=Path, default=ROOT / "models" / "digits.onnx")
     args = ap.parse_args()
+    _use_looks(args.looks)
     if not hands.available():
         raise SystemExit(f"train_digits: the real hands are not in {hands.FOLDER} (devtools/hands.py)")
     torch.manual_seed(args.seed)
