@@ -28,6 +28,8 @@ Per fill mode and theme split:
                 open (a misread puzzle: its right answers would be called wrong; must be 0)
   all right     exit 0 where a wrong answer was written (must be 0)
   wrong caught  wrong answers called wrong, of those written in solved puzzles
+  wrong taken right  wrong answers judged right (read as the right digit surely): must be 0; a puzzle
+                with one is no "all right" only while another of its cells is not judged
   false wrong   cells called wrong that hold a right answer, pencil marks or nothing (must be 0)
   blanks found  cells with nothing or only pencil marks reported blank, of those
   notes named   cells with only pencil marks listed as such (JSON 'pencil'), of those; and
@@ -75,6 +77,7 @@ class Score:
     solved: int = 0
     in_part: int = 0
     all_right_but_wrong: int = 0
+    wrong_taken_right: int = 0
     another: int = 0
     wrong_written: int = 0
     wrong_caught: int = 0
@@ -170,6 +173,8 @@ def run(args: tuple[int, bool, str, int, str, str]) -> Score:
         score.wrong_caught += len(wrong & set(verdict.wrong))
         false = set(verdict.wrong) - wrong
         score.false_wrong += len(false)
+        taken = sorted((r, c) for r, c in wrong if verdict.answers[r][c] == result.solution[r][c] and (r, c) not in unsure)
+        score.wrong_taken_right += len(taken)
         empty = {(r, c) for r in range(n) for c in range(n) if (r, c) not in written}
         score.blanks += len(empty)
         score.blanks_found += len(empty & set(verdict.blank) - set(unsure))
@@ -182,7 +187,8 @@ def run(args: tuple[int, bool, str, int, str, str]) -> Score:
             score.all_right_but_wrong += 1
         score.right_verdicts += code == (11 if wrong else 0)
         if false or (wrong - set(verdict.wrong)) or (not wrong and code != 0):  # a right page not said right too
-            score.why.append(f"wrong {sorted(wrong)} called wrong {sorted(verdict.wrong)} unsure {sorted(unsure)}")
+            score.why.append(f"wrong {sorted(wrong)} called wrong {sorted(verdict.wrong)} unsure {sorted(unsure)}"
+                             + (f" taken right {taken}" if taken else ""))
     if score.as_blank < score.blank_solved:
         score.why.append(f"{score.blank_solved - score.as_blank} puzzles solved blank, not with answers written")
     if score.solved < score.puzzles:
@@ -196,9 +202,9 @@ def _share(k: int, n: int) -> str:
 
 def table(scores: list[Score]) -> str:
     rows = ["| fill | split | pictures | puzzles | solved (in part) | another solution (must be 0) | all right (must be 0)"
-            " | wrong caught | false wrong (must be 0) | blanks found | notes named | not judged | verdicts 0/11/15"
-            " | right verdict | as blank |",
-            "|" + "---|" * 15]
+            " | wrong caught | wrong taken right (must be 0) | false wrong (must be 0) | blanks found | notes named"
+            " | not judged | verdicts 0/11/15 | right verdict | as blank |",
+            "|" + "---|" * 16]
     groups: dict[tuple[str, str], list[Score]] = defaultdict(list)
     for s in scores:
         groups[(s.mode, s.split)].append(s)
@@ -213,7 +219,7 @@ def table(scores: list[Score]) -> str:
         v: Counter[int] = sum((s.verdicts for s in g), Counter())
         rows.append(f"| {mode} | {split} | {len(g)} | {sum(s.puzzles for s in g)} | {sol} ({sum(s.in_part for s in g)}) |"
                     f" {sum(s.another for s in g)} | {sum(s.all_right_but_wrong for s in g)} | {wc}/{ww} ({wc / max(1, ww):.0%}) |"
-                    f" {sum(s.false_wrong for s in g)} | {bf}/{bl} ({bf / max(1, bl):.0%}) |"
+                    f" {sum(s.wrong_taken_right for s in g)} | {sum(s.false_wrong for s in g)} | {bf}/{bl} ({bf / max(1, bl):.0%}) |"
                     f" {pf}/{pn} ({pf / max(1, pn):.0%}) [{sum(s.pencil_false for s in g)}] |"
                     f" {sum(s.not_judged for s in g)} | {v[0]}/{v[11]}/{v[15]} |"
                     f" {_share(sum(s.right_verdicts for s in g), sum(s.puzzles for s in g))} |"

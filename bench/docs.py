@@ -129,8 +129,9 @@ reads such a grid, the cells those decide not judged, the others the truth's or 
 counted solved).  **another solution** counts the puzzles whose grid differs from the truth's in a
 cell `check` judges (a puzzle misread: its right answers would be called wrong; cells where the
 answers written make the labels say otherwise are left open, `answers._doubted`),
-**all right** is exit 0 where a wrong answer was written and
-**false wrong** a right cell called wrong: all three must be 0.  "notes named": cells holding only
+**all right** is exit 0 where a wrong answer was written, **wrong taken right** a wrong answer judged
+right (its puzzle no "all right" only while another cell is not judged) and
+**false wrong** a right cell called wrong: all four must be 0.  "notes named": cells holding only
 pencil marks listed in `pencil` (in brackets, cells listed so that hold nothing or an answer);
 "right verdict": exit 11 where a wrong answer was written, else 0; "as blank": puzzles solved as
 the same picture with nothing written is, of those it solves.
@@ -147,7 +148,9 @@ on it.  The bar set for real
 hands (no right cell called wrong, 95% right verdicts, 99% read as blank) is not met yet.
 
 To run it: `.venv/bin/python bench/check.py --count 50 --jobs 2 --hands` (`--fails` names the puzzles
-not answered right)."""),
+not answered right).  `--hand-style envelope` or `pencil` draws the same real hands in a look no reader
+was trained on (stretched to a square and scanned coarse, as postal digits are; a pencil's grey, grainy
+line): MNIST's one look flatters the readers."""),
     Benchmark("check_rules", "check's rules, where they were set", """\
 How each candidate rule for calling a written cell wrong or right, or a cell blank, fares on every written
 and pencil cell of `bench/check.py`'s real-hand scenes of seeds 100..259 (train themes, the 'dev'
