@@ -68,6 +68,8 @@ SOFT_EDGE = 0.12  # of the darkness range: the width of a stroke's soft edge rou
 
 @dataclass(frozen=True)
 class Look:
+    """How a written digit is drawn besides its shape (the defaults: as MNIST keeps it)."""
+
     square: float = 0.0  # how far the ink's box is stretched towards a square: 0 as written, 1 a square
     coarse: int = 0  # px the digit is scanned at, then enlarged (0: MNIST's own 20 px)
     dark: tuple[float, float] = (1.0, 1.0)  # the line's darkness, of the pen's, drawn in this range
