@@ -90,6 +90,13 @@ def any_look(rng: random.Random) -> Look:
                 grain_size=rng.uniform(0.5, 1.5))
 
 
+def look(rng: random.Random, share: float) -> Look | str:
+    """How a digit a training script draws looks: `share` of them in a look of their own (any_look), the
+    rest as MNIST keeps them ('mnist'); no draw from `rng` when `share` is 0, so a script's stream of
+    digits is as it was without looks."""
+    return any_look(rng) if share and rng.random() < share else "mnist"
+
+
 def available() -> bool:
     """Whether the real hands are here (tests and benchmarks skip without them)."""
     return (FOLDER / "train-images-idx3-ubyte.gz").is_file() and (FOLDER / "qmnist-train-labels.tsv.gz").is_file()

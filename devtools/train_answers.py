@@ -83,7 +83,7 @@ def example(rng: random.Random, image: np.ndarray, digit: int) -> np.ndarray | N
     if rng.random() < TYPED:
         d = typed(digit, h, rng)
     else:
-        look = hands.any_look(rng) if LOOKS and rng.random() < LOOKS else "mnist"  # (no draw when none)
+        look = hands.look(rng, LOOKS)
         d = hands.draw(image, h, rng, slant=rng.uniform(-0.35, 0.25), turn=rng.uniform(-10, 10), style=look) / 255.0
     d = np.pad(d, int(h * 0.3) + 2)
     if rng.random() < JUNK:

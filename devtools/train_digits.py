@@ -179,7 +179,7 @@ def _pencil(img: Image.Image, s: int, rng: random.Random, below: float, split: s
             at = (rng.uniform(0.12, 0.88) * s, rng.uniform(max(0.3, top), 0.88) * s)
         if hand is not None:
             ink = Image.fromarray(hands.placed(hands.sample(hand, m, rng), size, at, (s, s), rng,
-                                               style=_look(rng)).astype(np.uint8))
+                                               style=hands.look(rng, LOOKS)).astype(np.uint8))
             img.paste(Image.new("L", (s, s), fill), (0, 0), ink)
             if layer is not None:
                 layer.paste(255, (0, 0), ink)
@@ -227,12 +227,6 @@ def _written_look(a: np.ndarray, s: int, rng: random.Random) -> np.ndarray:
     return cv2.remap(a, xx + dx * amp, yy + dy * amp, cv2.INTER_LINEAR)
 
 
-def _look(rng: random.Random) -> hands.Look | str:
-    """How a real writer's digit looks: LOOKS of them in a look of their own (no draw when none: the
-    default stream as before)."""
-    return hands.any_look(rng) if LOOKS and rng.random() < LOOKS else "mnist"
-
-
 def _answer(s: int, digit: int, below: float, rng: random.Random, own: float = OWN_SHARE,
             split: str = "train", real: float = REAL_SHARE, high: float = 0.0) -> tuple[np.ndarray, int]:
     """The answer's ink (0..255 coverage) and its grey: typed under the label, drawn as
@@ -252,7 +246,7 @@ def _answer(s: int, digit: int, below: float, rng: random.Random, own: float = O
         # big one as high as the cell's top, its strokes beside and over the label
         centre = (s / 2 + rng.uniform(-0.7, 0.7) * max(room, 0.06 * s),
                   s / 2 + (rng.uniform(-1, 0.5) if big else rng.uniform(-0.25, 1)) * max(room, 0.04 * s))
-        return hands.placed(hands.sample(split, digit, rng), h, centre, (s, s), rng, style=_look(rng)), rng.randint(0, 150)
+        return hands.placed(hands.sample(split, digit, rng), h, centre, (s, s), rng, style=hands.look(rng, LOOKS)), rng.randint(0, 150)
     how = rng.uniform(OWN_SHARE, 1.0)  # the other kinds in their shares
     if how < OWN_SHARE + STROKE_SHARE:
         h = s * rng.uniform(0.32, 0.62)

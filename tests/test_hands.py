@@ -1,6 +1,7 @@
 """Real hands (devtools/hands.py): the writers' split, a digit written at a size, the scenes written in them."""
 
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -120,8 +121,7 @@ def test_a_scene_whose_hand_looks_otherwise_is_the_same_scene_otherwise():
 
     mnist = scene("filled", 3, mode="hand", wrong=1)
     pencil = scene("filled", 3, mode="hand", wrong=1, hand_style="pencil")
-    assert [t.fill for t in mnist.puzzles] == [t.fill.__class__(**{**vars(t.fill), "hand_style": "mnist"})
-                                               for t in pencil.puzzles]
+    assert [t.fill for t in mnist.puzzles] == [replace(t.fill, hand_style="mnist") for t in pencil.puzzles]
     assert any("hand_style=pencil" in n for n in pencil.notes) and not any("hand_style" in n for n in mnist.notes)
     a, b = mnist.image.astype(int), pencil.image.astype(int)
     assert a.shape == b.shape and np.abs(a - b).max() > 100
